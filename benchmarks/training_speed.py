@@ -1,0 +1,81 @@
+"""Train the attention chapter's setup twice and print the speed ratio.
+
+Once with the package's loop (``selfattn.train``) and once with a deliberately
+naive loop of the lecture kind: a Python-list ``get_batch``, evaluation as 200
+separate forward passes per split, and the default (unfused) AdamW. Both use the
+same model class, hyperparameters and seed.
+
+    python benchmarks/training_speed.py [--max-iters 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+from selfattn import TrainConfig, load_corpus, make_model, train
+
+
+def naive_get_batch(data: torch.Tensor, cfg: TrainConfig) -> tuple[torch.Tensor, torch.Tensor]:
+    ix = torch.randint(len(data) - cfg.block_size, (cfg.batch_size,))  # (B,)
+    x = torch.stack([data[i : i + cfg.block_size] for i in ix])  # (B, T)
+    y = torch.stack([data[i + 1 : i + cfg.block_size + 1] for i in ix])  # (B, T)
+    return x, y
+
+
+@torch.no_grad()
+def naive_estimate_loss(model: torch.nn.Module, splits: dict, cfg: TrainConfig) -> dict:
+    out = {}
+    model.eval()
+    for name, data in splits.items():
+        losses = torch.zeros(cfg.eval_iters)
+        for k in range(cfg.eval_iters):
+            _, loss = model(*naive_get_batch(data, cfg))
+            losses[k] = loss.item()
+        out[name] = losses.mean().item()
+    model.train()
+    return out
+
+
+def naive_train(model: torch.nn.Module, splits: dict, cfg: TrainConfig) -> float:
+    """The lecture loop; returns the final val loss."""
+    optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.learning_rate)
+    for it in range(cfg.max_iters):
+        if it % cfg.eval_interval == 0:
+            naive_estimate_loss(model, splits, cfg)
+        xb, yb = naive_get_batch(splits["train"], cfg)
+        _, loss = model(xb, yb)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+    return naive_estimate_loss(model, splits, cfg)["val"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--max-iters", type=int, default=5000)
+    args = parser.parse_args()
+    cfg = TrainConfig(learning_rate=1e-3, max_iters=args.max_iters, eval_interval=500)
+    corpus = load_corpus()
+    vocab = corpus.tokenizer.vocab_size
+
+    model = make_model("attention", vocab, cfg)  # seeds torch's global generator too
+    start = time.perf_counter()
+    naive_val = naive_train(model, {"train": corpus.train, "val": corpus.val}, cfg)
+    naive_s = time.perf_counter() - start
+
+    model = make_model("attention", vocab, cfg)
+    start = time.perf_counter()
+    package_val = train(model, corpus.train, corpus.val, cfg).final_val
+    package_s = time.perf_counter() - start
+
+    print(f"{'loop':<10}{'val loss':>10}{'seconds':>10}")
+    print(f"{'naive':<10}{naive_val:>10.4f}{naive_s:>10.2f}")
+    print(f"{'package':<10}{package_val:>10.4f}{package_s:>10.2f}")
+    print(f"speed-up: {naive_s / package_s:.2f}x   val loss difference: {package_val - naive_val:+.4f}")
+
+
+if __name__ == "__main__":
+    main()

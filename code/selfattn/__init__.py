@@ -1,0 +1,35 @@
+"""selfattn: the small PyTorch package behind *Self-attention from scratch*.
+
+Everything a chapter trains or plots comes from here, so the code a reader sees
+is the code that ran.
+"""
+
+from selfattn.batches import get_batch, split_train_val
+from selfattn.config import ConfigError, TrainConfig
+from selfattn.corpus import Corpus, load_corpus
+from selfattn.data import DataError, load_text
+from selfattn.models import AttentionLanguageModel, BigramLanguageModel, Head
+from selfattn.tokenizers import CharTokenizer, gpt2_tokenizer
+from selfattn.training import History, Progress, estimate_loss, fit, make_model, train
+
+__all__ = [
+    "AttentionLanguageModel",
+    "BigramLanguageModel",
+    "CharTokenizer",
+    "Corpus",
+    "ConfigError",
+    "DataError",
+    "Head",
+    "History",
+    "TrainConfig",
+    "Progress",
+    "estimate_loss",
+    "fit",
+    "get_batch",
+    "gpt2_tokenizer",
+    "load_corpus",
+    "load_text",
+    "make_model",
+    "split_train_val",
+    "train",
+]

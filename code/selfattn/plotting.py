@@ -1,0 +1,37 @@
+"""Matplotlib settings shared by every figure in the book."""
+
+from __future__ import annotations
+
+import matplotlib as mpl
+from matplotlib.axes import Axes
+
+from selfattn.training import History
+
+# Okabe-Ito colours: distinguishable with colour-blindness, on white and in print.
+COLORS = {"train": "#0072B2", "val": "#D55E00", "bigram": "#555555", "attention": "#009E73"}
+
+
+def use_book_style() -> None:
+    """A white card behind every figure, so it stays legible in the site's dark mode."""
+    mpl.rcParams.update(
+        {
+            "figure.facecolor": "white",
+            "axes.facecolor": "white",
+            "savefig.facecolor": "white",
+            "figure.figsize": (6.4, 3.6),
+            "figure.dpi": 110,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "font.size": 10,
+        }
+    )
+
+
+def plot_losses(ax: Axes, history: History, label: str, color: str) -> None:
+    """The evaluated train (dotted) and val (solid) losses of one run."""
+    ax.plot(history.steps, history.train_loss, ":", color=color, label=f"{label}: train")
+    ax.plot(history.steps, history.val_loss, "-", color=color, label=f"{label}: val")
+    ax.set_xlabel("training step")
+    ax.set_ylabel("cross-entropy loss")

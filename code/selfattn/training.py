@@ -1,0 +1,161 @@
+"""The training loop shared by the chapters, the scripts and the tests."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn as nn
+
+from selfattn.batches import get_batch
+from selfattn.config import TrainConfig
+from selfattn.corpus import load_corpus
+from selfattn.models import AttentionLanguageModel, BigramLanguageModel
+
+MODELS = ("bigram", "attention")
+SMALL_STEP = 2**18  # activations per step (B * T * width) below which one thread is fastest
+
+
+@dataclass
+class History:
+    """What a run recorded: every step's batch loss, and the periodic evaluations."""
+
+    batch_loss: list[float] = field(default_factory=list)  # one per step
+    steps: list[int] = field(default_factory=list)  # steps at which both splits were evaluated
+    train_loss: list[float] = field(default_factory=list)
+    val_loss: list[float] = field(default_factory=list)
+
+    @property
+    def final_val(self) -> float:
+        return self.val_loss[-1]
+
+    @property
+    def final_train(self) -> float:
+        return self.train_loss[-1]
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Passed to a progress callback once before training and after every step."""
+
+    step: int  # steps done so far
+    max_iters: int
+    loss: float | None  # the last step's batch loss (None before the first step)
+    train_loss: float  # the latest evaluation
+    val_loss: float
+    evaluated: bool  # True if the evaluation was made at this step
+
+
+def make_model(kind: str, vocab_size: int, config: TrainConfig) -> nn.Module:
+    """Build ``"bigram"`` or ``"attention"`` with weights drawn from ``config.seed``."""
+    if kind not in MODELS:
+        raise ValueError(f"kind={kind!r}: choose one of {', '.join(MODELS)}.")
+    torch.manual_seed(config.seed)
+    if kind == "bigram":
+        return BigramLanguageModel(vocab_size)
+    return AttentionLanguageModel(vocab_size, config.block_size, config.n_embd, config.head_size)
+
+
+@torch.no_grad()
+def estimate_loss(
+    model: nn.Module, data: torch.Tensor, config: TrainConfig, generator: torch.Generator
+) -> float:
+    """Mean loss over ``eval_iters`` random batches, in eval mode.
+
+    The batches are drawn at once and scored in a few large forward passes
+    (the mean of equal-sized batch means is the mean over all their positions).
+    """
+    was_training = model.training
+    model.eval()
+    rows = config.eval_iters * config.batch_size
+    x, y = get_batch(data, rows, config.block_size, generator)  # (rows, T), (rows, T)
+    chunk = max(1, 2**16 // config.block_size)  # keep each pass near 65k positions
+    total = 0.0
+    for start in range(0, rows, chunk):
+        xb, yb = x[start : start + chunk], y[start : start + chunk]  # (<=chunk, T)
+        _, loss = model(xb, yb)
+        total += loss.item() * len(xb)
+    model.train(was_training)
+    return total / rows
+
+
+def train(
+    model: nn.Module,
+    train_data: torch.Tensor,
+    val_data: torch.Tensor,
+    config: TrainConfig,
+    progress: Callable[[Progress], None] | None = None,
+) -> History:
+    """Train ``model`` with AdamW for ``config.max_iters`` steps.
+
+    Both splits are evaluated every ``eval_interval`` steps and after the last
+    one. Training and evaluation batches come from two generators seeded from
+    ``config.seed``, so the same config gives the same numbers, and changing how
+    often or how long the run is evaluated leaves the training batches alone.
+    """
+    with _threads_for(config):
+        return _train(model, train_data, val_data, config, progress)
+
+
+@contextmanager
+def _threads_for(config: TrainConfig) -> Iterator[None]:
+    """Use one CPU thread for small models: hand-offs between threads cost more than they save."""
+    before = torch.get_num_threads()
+    widest = max(config.n_embd, config.head_size, config.block_size)
+    if config.batch_size * config.block_size * widest <= SMALL_STEP:
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _train(
+    model: nn.Module,
+    train_data: torch.Tensor,
+    val_data: torch.Tensor,
+    config: TrainConfig,
+    progress: Callable[[Progress], None] | None,
+) -> History:
+    generator = torch.Generator().manual_seed(config.seed)
+    eval_generator = torch.Generator().manual_seed(config.seed + 1)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, fused=True)
+    history = History()
+
+    def evaluate(step: int) -> None:
+        history.steps.append(step)
+        history.train_loss.append(estimate_loss(model, train_data, config, eval_generator))
+        history.val_loss.append(estimate_loss(model, val_data, config, eval_generator))
+
+    model.train()
+    for done in range(config.max_iters + 1):
+        evaluated = done % config.eval_interval == 0 or done == config.max_iters
+        if evaluated:
+            evaluate(done)
+        if progress is not None:
+            last = history.batch_loss[-1] if history.batch_loss else None
+            progress(
+                Progress(
+                    done, config.max_iters, last, history.train_loss[-1], history.val_loss[-1], evaluated
+                )
+            )
+        if done == config.max_iters:
+            break
+        xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
+        _, loss = model(xb, yb)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        history.batch_loss.append(loss.item())
+    return history
+
+
+def fit(
+    kind: str, config: TrainConfig, progress: Callable[[Progress], None] | None = None
+) -> tuple[nn.Module, History]:
+    """Build a ``kind`` model and train it on tiny Shakespeare with ``config``."""
+    corpus = load_corpus()
+    model = make_model(kind, corpus.tokenizer.vocab_size, config)
+    return model, train(model, corpus.train, corpus.val, config, progress)

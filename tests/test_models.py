@@ -1,0 +1,99 @@
+"""The models: shapes, causality, attention rows, parameter counts, generation."""
+
+from __future__ import annotations
+
+import torch
+
+from selfattn import AttentionLanguageModel, BigramLanguageModel, Head, TrainConfig, make_model
+
+V = 65
+
+
+def attention_model(**sizes) -> AttentionLanguageModel:
+    torch.manual_seed(0)
+    return AttentionLanguageModel(V, **sizes)
+
+
+def attention_weights(head: Head, x: torch.Tensor) -> torch.Tensor:
+    """Recompute ``wei`` from a head's layers, exactly as its forward does."""
+    T = x.shape[1]
+    q, k = head.query(x), head.key(x)  # (B, T, hs)
+    wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, T, T)
+    wei = wei.masked_fill(head.tril[:T, :T] == 0, float("-inf"))
+    return torch.softmax(wei, dim=-1)
+
+
+def test_logit_and_loss_shapes():
+    idx = torch.randint(V, (4, 8))
+    for model in (BigramLanguageModel(V), attention_model()):
+        logits, loss = model(idx, idx)
+        assert logits.shape == (4, 8, V)
+        assert loss.shape == ()
+        logits, loss = model(idx)
+        assert loss is None
+
+
+def test_shorter_sequences_and_other_head_sizes():
+    model = attention_model(block_size=8, n_embd=16, head_size=12)
+    logits, _ = model(torch.randint(V, (2, 3)))  # T = 3 < block_size
+    assert logits.shape == (2, 3, V)
+
+
+def test_attention_is_causal():
+    """Changing tokens after position t leaves the logits at positions <= t unchanged."""
+    model = attention_model().eval()
+    idx = torch.randint(V, (2, 8), generator=torch.Generator().manual_seed(1))
+    base, _ = model(idx)
+    for t in range(7):
+        changed = idx.clone()
+        changed[:, t + 1 :] = (changed[:, t + 1 :] + 1) % V
+        logits, _ = model(changed)
+        assert torch.allclose(logits[:, : t + 1], base[:, : t + 1], atol=1e-6)
+        assert not torch.allclose(logits[:, t + 1 :], base[:, t + 1 :])
+
+
+def test_attention_rows_sum_to_one_and_are_zero_above_diagonal():
+    model = attention_model()
+    x = torch.randn(3, 8, 32)  # (B, T, C)
+    wei = attention_weights(model.sa_head, x)  # (B, T, T)
+    assert torch.allclose(wei.sum(dim=-1), torch.ones(3, 8))
+    upper = torch.triu(torch.ones(8, 8, dtype=torch.bool), diagonal=1)
+    assert (wei[:, upper] == 0).all()
+    assert (wei[:, ~upper] > 0).all()
+    # and the head's output is exactly these weights applied to its values
+    assert torch.allclose(model.sa_head(x), wei @ model.sa_head.value(x), atol=1e-6)
+
+
+def test_parameter_counts_follow_the_layer_sizes():
+    bigram = BigramLanguageModel(V)
+    assert sum(p.numel() for p in bigram.parameters()) == V * V == 4225
+    for block, c, hs in [(8, 32, 32), (16, 24, 12)]:
+        model = attention_model(block_size=block, n_embd=c, head_size=hs)
+        expected = V * c + block * c + 3 * c * hs + (hs * V + V)  # tok, pos, q/k/v, lm_head + bias
+        assert sum(p.numel() for p in model.parameters()) == expected
+    assert sum(p.numel() for p in attention_model().parameters()) == 7553
+    assert "sa_head.tril" not in dict(attention_model().named_parameters())
+
+
+def test_same_seed_same_weights():
+    cfg = TrainConfig()
+    a = make_model("attention", V, cfg).state_dict()
+    b = make_model("attention", V, cfg).state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_generate_crops_the_context_to_block_size():
+    model = attention_model(block_size=8)
+    seen = []
+    model.register_forward_pre_hook(lambda module, args: seen.append(args[0].shape[1]))
+    out = model.generate(torch.zeros((1, 1), dtype=torch.long), 12, torch.Generator().manual_seed(0))
+    assert out.shape == (1, 13)
+    assert seen == [1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 8]
+
+
+def test_generate_is_reproducible_with_a_generator():
+    model = BigramLanguageModel(V)
+    start = torch.zeros((2, 1), dtype=torch.long)
+    a = model.generate(start, 20, torch.Generator().manual_seed(3))
+    b = model.generate(start, 20, torch.Generator().manual_seed(3))
+    assert torch.equal(a, b) and a.shape == (2, 21)

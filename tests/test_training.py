@@ -1,0 +1,65 @@
+"""The training loop: it learns, it is deterministic, it reports progress."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from selfattn import TrainConfig, estimate_loss, make_model, train
+
+SHORT = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=100, eval_iters=20)
+
+
+def run(corpus, kind="attention", config=SHORT, progress=None):
+    model = make_model(kind, corpus.tokenizer.vocab_size, config)
+    return model, train(model, corpus.train, corpus.val, config, progress)
+
+
+def test_short_run_lowers_the_loss(corpus):
+    for kind in ("bigram", "attention"):
+        _, history = run(corpus, kind)
+        assert history.steps == [0, 100, 200]
+        assert history.val_loss[0] > math.log(65) - 0.2
+        assert history.final_val < history.val_loss[0] - 0.8
+        assert len(history.batch_loss) == 200
+
+
+def test_same_config_same_numbers(corpus):
+    _, a = run(corpus)
+    _, b = run(corpus)
+    assert a.batch_loss == b.batch_loss and a.val_loss == b.val_loss
+
+
+def test_evaluation_settings_do_not_change_training(corpus):
+    _, a = run(corpus)
+    _, b = run(corpus, config=TrainConfig(**{**SHORT.__dict__, "eval_interval": 50, "eval_iters": 5}))
+    assert a.batch_loss == b.batch_loss
+
+
+def test_progress_callback_sees_every_step(corpus):
+    events = []
+    run(
+        corpus,
+        config=TrainConfig(**{**SHORT.__dict__, "max_iters": 30, "eval_interval": 10}),
+        progress=events.append,
+    )
+    assert [e.step for e in events] == list(range(31))
+    assert [e.step for e in events if e.evaluated] == [0, 10, 20, 30]
+    assert events[0].loss is None and events[-1].loss is not None
+
+
+def test_estimate_loss_uses_eval_mode_and_no_gradients(corpus):
+    model = make_model("attention", 65, SHORT)
+    modes = []
+    model.register_forward_hook(lambda m, i, o: modes.append((m.training, o[0].requires_grad)))
+    loss = estimate_loss(model, corpus.val, SHORT, torch.Generator().manual_seed(0))
+    assert modes and all(mode == (False, False) for mode in modes)
+    assert model.training, "the model is put back in training mode"
+    assert abs(loss - 4.3) < 0.5
+
+
+def test_training_restores_the_thread_count(corpus):
+    before = torch.get_num_threads()
+    run(corpus, config=TrainConfig(max_iters=2, eval_iters=1))
+    assert torch.get_num_threads() == before
