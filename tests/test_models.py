@@ -97,3 +97,13 @@ def test_generate_is_reproducible_with_a_generator():
     a = model.generate(start, 20, torch.Generator().manual_seed(3))
     b = model.generate(start, 20, torch.Generator().manual_seed(3))
     assert torch.equal(a, b) and a.shape == (2, 21)
+
+
+def test_stages_reproduce_the_heads_forward():
+    from selfattn.anatomy import stages
+
+    model = attention_model()
+    x = torch.randn(2, 8, 32)  # (B, T, C)
+    s = stages(model.sa_head, x)
+    assert torch.allclose(s.out, model.sa_head(x), atol=1e-6)
+    assert torch.isinf(s.masked[:, 0, 1:]).all() and torch.allclose(s.scaled, s.raw / 32**0.5)
