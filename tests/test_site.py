@@ -1,0 +1,303 @@
+"""The built site as a reader meets it: every page opened in a real browser with no internet.
+
+Each page gets a first visit (fresh browser context, empty storage) in Debian's headless
+Chromium, with every request that is not to loopback aborted. The checks: no console errors or
+uncaught exceptions, no outside requests (math, fonts and icons come from the site), every image
+loaded and described, every formula typeset, search works, figures stay legible in dark mode,
+every link within the site resolves (file and anchor), and every page is within the weight budget.
+
+While iterating, point the tests at a site built elsewhere instead of building _build/html:
+    SELFATTN_SITE=/tmp/build-x/_build/html pytest tests/test_site.py
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import sys
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+import numpy as np
+import pytest
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import page_weight  # noqa: E402  (the benchmark script shares its browser helpers)
+
+pytestmark = pytest.mark.slow
+
+# What the page shows a reader: every image's state, and math that MathJax left untouched.
+PROBE = r"""() => {
+    const images = [...document.images].map((img) => ({
+        src: img.getAttribute("src"),
+        alt: (img.getAttribute("alt") || "").trim(),
+        loaded: img.complete && img.naturalWidth > 0,
+    }));
+    const math = [...document.querySelectorAll("span.math, div.math")];
+    const untypeset = math
+        .filter((el) => !el.querySelector("mjx-container"))
+        .map((el) => el.textContent.trim().slice(0, 80));
+    const mathErrors = [...document.querySelectorAll("mjx-merror")].map((el) =>
+        (el.getAttribute("data-mjx-error") || el.textContent).slice(0, 80));
+    const skip = "pre, code, script, style, textarea, mjx-container, .highlight";
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const rawTex = [];
+    const pattern = /\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\(frac|sqrt|sum|mathbf|mathrm|cdot|times)\b/;
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.parentElement.closest(skip) && pattern.test(node.textContent)) {
+            rawTex.push(node.textContent.trim().slice(0, 80));
+        }
+    }
+    return {images, mathCount: math.length, untypeset, mathErrors, rawTex};
+}"""
+
+# The content figures of a page: images in the article body (not logos or icons).
+FIGURES = ".bd-article img"
+
+
+@dataclass
+class PageReport:
+    visit: page_weight.Visit
+    probe: dict
+    weights: dict[str, int]
+
+
+@pytest.fixture(scope="module")
+def site(request) -> Path:
+    """The built site: SELFATTN_SITE if set, else a fresh strict build of the book."""
+    override = os.environ.get("SELFATTN_SITE")
+    if override:
+        return Path(override)
+    return request.getfixturevalue("built_book")
+
+
+@pytest.fixture(scope="module")
+def base_url(site):
+    with page_weight.serve(site) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert Path(page_weight.CHROMIUM).exists(), (
+        f"no browser at {page_weight.CHROMIUM} (apt-get install chromium)"
+    )
+    with page_weight.chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture(scope="module")
+def crawl(site, base_url, browser) -> dict[str, PageReport]:
+    """One first visit to every page of the site, with what it showed and what it fetched."""
+    reports = {}
+    for path in page_weight.site_pages(site):
+        visit = page_weight.Visit()
+        with page_weight.open_page(browser, base_url, site, path, visit) as page:
+            probe = page.evaluate(PROBE)
+        name = path.relative_to(site).as_posix()
+        reports[name] = PageReport(visit, probe, page_weight.tally(site, visit))
+    return reports
+
+
+def failures(crawl: dict[str, PageReport], what) -> str:
+    """One line per page where `what(report)` found something, for an assertion message."""
+    lines = [f"{name}: {found}" for name, report in crawl.items() if (found := what(report))]
+    return "\n".join(lines)
+
+
+def test_the_crawl_covers_every_chapter_in_the_table_of_contents(site, crawl):
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    files = re.findall(r"(?:root|file):\s*(\S+)", toc)
+    assert files, "no chapters found in _toc.yml"
+    missing = [f for f in files if f"{f}.html" not in crawl]
+    assert not missing, f"chapters in _toc.yml with no page in the site: {missing}"
+    assert {"search.html", "genindex.html"} <= crawl.keys()
+
+
+def test_no_page_logs_a_console_error_or_throws(crawl):
+    problems = failures(
+        crawl, lambda r: r.visit.console_errors + [f"uncaught: {e}" for e in r.visit.page_errors]
+    )
+    assert not problems, f"browser errors on first visit:\n{problems}"
+
+
+def test_no_page_needs_the_internet(crawl):
+    problems = failures(crawl, lambda r: r.visit.blocked)
+    assert not problems, f"pages asked for outside resources (blocked here, so broken offline):\n{problems}"
+
+
+def test_every_requested_file_exists_on_the_site(crawl):
+    problems = failures(crawl, lambda r: r.visit.failed)
+    assert not problems, f"requests to the site that failed:\n{problems}"
+
+
+def test_every_image_loads_and_has_alt_text(crawl):
+    def bad_images(report: PageReport) -> list[str]:
+        images = report.probe["images"]
+        return [f"{i['src']} not loaded" for i in images if not i["loaded"]] + [
+            f"{i['src']} has no alt text" for i in images if not i["alt"]
+        ]
+
+    problems = failures(crawl, bad_images)
+    assert not problems, f"broken or undescribed images:\n{problems}"
+
+
+def test_every_formula_is_typeset(crawl):
+    def raw_math(report: PageReport) -> list[str]:
+        probe = report.probe
+        return (
+            [f"not typeset: {t}" for t in probe["untypeset"]]
+            + [f"MathJax error: {t}" for t in probe["mathErrors"]]
+            + [f"raw TeX in text: {t}" for t in probe["rawTex"]]
+        )
+
+    problems = failures(crawl, raw_math)
+    assert not problems, f"math the reader sees as TeX:\n{problems}"
+    assert any(report.probe["mathCount"] for report in crawl.values()), "the check saw no math at all"
+
+
+def search(browser, base_url: str, site: Path, term: str) -> list[str]:
+    """The result links the site's search page lists for a term."""
+    visit = page_weight.Visit()
+    with page_weight.open_page(browser, base_url, site, site / "search.html", visit) as page:
+        page.goto(f"{base_url}search.html?q={term}")
+        page.wait_for_function(
+            "() => document.querySelector('#search-results .search-summary')?.textContent.trim()",
+            timeout=15_000,
+        )
+        return page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(e => e.href)")
+
+
+def test_search_finds_a_term_and_only_pages_that_exist(site, base_url, browser):
+    links = search(browser, base_url, site, "attention")
+    assert links, "searching for 'attention' found nothing"
+    for link in links:
+        path = page_weight.local_file(site, link)
+        assert path.is_file(), f"search result points to a missing page: {link}"
+    assert search(browser, base_url, site, "qzxwvjkk") == [], "a nonsense word should match nothing"
+
+
+def figure_legibility(png: bytes) -> tuple[float, float]:
+    """Relative luminance (0 black .. 1 white) of a figure's outer ring, and of its darkest 0.5% of pixels."""
+    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=float) / 255  # (H, W, 3)
+    lum = rgb @ np.array([0.2126, 0.7152, 0.0722])  # (H, W)
+    ring = np.concatenate([lum[1], lum[-2], lum[:, 1], lum[:, -2]])
+    return float(ring.mean()), float(np.quantile(lum, 0.005))
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_figures_are_legible_in_light_and_dark_mode(site, base_url, browser, crawl, scheme):
+    pages = [name for name, report in crawl.items() if report.probe["images"]]
+    checked, problems = 0, []
+    for name in pages:
+        visit = page_weight.Visit()
+        with page_weight.open_page(browser, base_url, site, site / name, visit, color_scheme=scheme) as page:
+            theme = page.evaluate("() => document.documentElement.dataset.theme")
+            assert theme == scheme, f"{name}: the reader's {scheme} preference gave theme {theme!r}"
+            background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+            r, g, b = (int(v) for v in re.findall(r"\d+", background)[:3])
+            dark = 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.3 * 255
+            assert dark == (scheme == "dark"), f"{name}: a {scheme} page has background {background}"
+            for index, figure in enumerate(page.query_selector_all(FIGURES)):
+                figure.scroll_into_view_if_needed()
+                card, ink = figure_legibility(figure.screenshot())
+                checked += 1
+                if card < 0.75 or ink > 0.35:
+                    problems.append(
+                        f"{name} figure {index + 1}: background {card:.2f}, darkest ink {ink:.2f}"
+                    )
+        first = crawl[name].visit
+        new_errors = set(visit.page_errors + visit.console_errors) - set(
+            first.page_errors + first.console_errors
+        )
+        problems += [f"{name}: browser error in {scheme} mode only: {error}" for error in sorted(new_errors)]
+    assert checked, "no figures found to check"
+    assert not problems, (
+        f"in {scheme} mode (a figure needs a light card >= 0.75 and dark ink <= 0.35: "
+        f"selfattn.plotting.use_book_style() gives both):\n" + "\n".join(problems)
+    )
+
+
+class _Links(HTMLParser):
+    """Every id on a page, and every link or resource it refers to."""
+
+    ATTRIBUTES = {
+        "a": "href",
+        "link": "href",
+        "script": "src",
+        "img": "src",
+        "source": "src",
+        "iframe": "src",
+    }
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.refs: list[tuple[str, str]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        for key in ("id", "name"):
+            if values.get(key) and (key == "id" or tag == "a"):
+                self.ids.add(values[key])
+        wanted = self.ATTRIBUTES.get(tag)
+        if wanted and values.get(wanted):
+            self.refs.append((tag, values[wanted]))
+        if tag == "meta" and (values.get("http-equiv") or "").lower() == "refresh":
+            self.refs.append(("meta", (values.get("content") or "").partition("url=")[2]))
+
+
+def parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def test_every_link_within_the_site_resolves_to_a_file_and_anchor(site):
+    pages = sorted(
+        p for p in site.rglob("*.html") if not {"_static", "_sources"} & set(p.relative_to(site).parts)
+    )
+    parsed = {path: parse(path) for path in pages}
+    problems = []
+    for path, links in parsed.items():
+        page_url = "file:///" + path.relative_to(site).as_posix()
+        for tag, ref in links.refs:
+            url = urlsplit(urljoin(page_url, ref))
+            if url.scheme in {"mailto", "javascript", "data", "tel"}:
+                continue
+            where = f"{path.relative_to(site)}: <{tag}> {ref}"
+            if url.scheme != "file":
+                if tag != "a":
+                    problems.append(f"{where} loads an outside resource")
+                continue
+            target = site / unquote(url.path).lstrip("/")
+            target = target / "index.html" if target.is_dir() else target
+            if not target.is_file():
+                problems.append(f"{where} -> missing file")
+            elif url.fragment and target.suffix == ".html":
+                ids = parsed[target].ids if target in parsed else parse(target).ids
+                if unquote(url.fragment) not in ids:
+                    problems.append(f"{where} -> no anchor #{url.fragment}")
+    assert len(parsed) >= 3, f"too few pages found in {site}"
+    assert not problems, "broken links within the site:\n" + "\n".join(problems)
+
+
+def test_pages_stay_within_the_weight_budget(site, crawl):
+    weights = {name: report.weights for name, report in crawl.items()}
+    total, _ = page_weight.site_size(site)
+    problems = page_weight.over_budget(weights, total)
+    assert not problems, (
+        "over the page-weight budget:\n" + "\n".join(problems) + "\n" + page_weight.table(weights)
+    )
+    assert all(w["html"] and w["js"] and w["css"] for w in weights.values()), "the weights missed files"
+
+
+def test_the_readme_states_the_budget_the_tests_enforce():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for limit in (page_weight.PAGE_BUDGET, page_weight.SITE_BUDGET):
+        assert f"{limit / 1e6:g} MB" in readme, f"README does not state the {limit / 1e6:g} MB budget"
