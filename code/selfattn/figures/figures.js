@@ -1,0 +1,467 @@
+// The book's interactive figures. Each figure's output carries this script; it defines
+// window.selfattnFigures once per page, then mounts every figure not yet mounted.
+(function () {
+  "use strict";
+  var VERSION = "__VERSION__";
+  var old = window.selfattnFigures;
+  if (old && old.version === VERSION) {
+    old.mountAll();
+    return;
+  }
+  if (old && old.observer) old.observer.disconnect();
+
+  // ---- small DOM helpers
+  function el(tag, props, kids) {
+    var node = document.createElement(tag);
+    Object.keys(props || {}).forEach(function (key) {
+      var value = props[key];
+      if (key === "text") node.textContent = value;
+      else if (key.slice(0, 2) === "on") node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value);
+    });
+    (kids || []).forEach(function (kid) {
+      node.appendChild(typeof kid === "object" ? kid : document.createTextNode(String(kid)));
+    });
+    return node;
+  }
+  function button(label, onclick, cls) {
+    return el("button", { type: "button", class: cls || "", onclick: onclick }, [label]);
+  }
+  function press(buttons, index) {
+    buttons.forEach(function (b, i) {
+      b.setAttribute("aria-pressed", String(i === index));
+    });
+  }
+  function statusLine() {
+    return el("p", { class: "sa-status", "aria-live": "polite" });
+  }
+  function fmt(x, digits) {
+    return x === null ? "\u2212\u221e" : x.toFixed(digits === undefined ? 2 : digits);
+  }
+  function spoken(s) {
+    return s === "\u21b5" ? "newline" : s === "\u2423" ? "space" : s;
+  }
+  function quote(s) {
+    return "\u201c" + s + "\u201d";
+  }
+  function sum(xs) {
+    return xs.reduce(function (a, b) { return a + b; }, 0);
+  }
+  function std(xs) {
+    var m = sum(xs) / xs.length;
+    return Math.sqrt(sum(xs.map(function (x) { return (x - m) * (x - m); })) / xs.length);
+  }
+  function maxAbs(rows) {
+    return Math.max.apply(null, [].concat.apply([], rows).filter(function (x) { return x !== null; })
+      .map(Math.abs)) || 1;
+  }
+
+  // ---- colours: viridis for weights in [0, 1], blue-white-red for signed numbers
+  var VIRIDIS = [[68, 1, 84], [72, 40, 120], [62, 74, 137], [49, 104, 142], [38, 130, 142],
+    [31, 158, 137], [53, 183, 121], [110, 206, 88], [181, 222, 43], [253, 231, 37]];
+  var DIVERGING = [[33, 102, 172], [103, 169, 207], [209, 229, 240], [247, 247, 247],
+    [253, 219, 199], [239, 138, 98], [178, 24, 43]];
+  function ramp(stops, t) {
+    t = Math.min(1, Math.max(0, t)) * (stops.length - 1);
+    var i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
+    return stops[i].map(function (c, k) { return Math.round(c + f * (stops[i + 1][k] - c)); });
+  }
+  function paint(node, rgb) {
+    var light = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] > 140;
+    node.style.background = "rgb(" + rgb.join(",") + ")";
+    node.style.color = light ? "#111" : "#fff";
+    return node;
+  }
+  function signed(x, scale) {
+    return ramp(DIVERGING, 0.5 + x / (2 * scale));
+  }
+  function strip(values, scale, withNumbers) {
+    return el("div", { class: "sa-strip" }, values.map(function (x) {
+      return paint(el("span", { "data-v": x, title: fmt(x, 3), text: withNumbers ? fmt(x) : "\u00a0" }),
+        signed(x, scale));
+    }));
+  }
+
+  var views = {};
+
+  // 1. The context window: position t sees positions 0..t.
+  views["context-window"] = function (body, d) {
+    var T = d.tokens.length, status = statusLine();
+    var row = el("div", { class: "sa-row", role: "group", "aria-label": "positions of the context window" });
+    var buttons = d.tokens.map(function (tok, t) {
+      return row.appendChild(el("button", {
+        type: "button", class: "sa-pos", "aria-label": "position " + t + ": " + spoken(tok),
+        onclick: function () { pick(t); }
+      }, [el("small", { text: t }), el("b", { text: tok })]));
+    });
+    function pick(t) {
+      buttons.forEach(function (b, i) {
+        b.classList.toggle("sa-lit", i <= t);
+        b.classList.toggle("sa-dim", i > t);
+        b.classList.toggle("sa-next", i === t + 1);
+      });
+      press(buttons, t);
+      var seen = quote(d.tokens.slice(0, t + 1).join(""));
+      status.textContent = "Position " + t + " sees positions 0 to " + t + " (" + seen +
+        ") and must predict the next character, " + quote(d.next[t]) +
+        (t < T - 1 ? ". Positions " + (t + 1) + " to " + (T - 1) + " are hidden from it."
+          : ", which lies just past the window.");
+    }
+    body.append(row, status, el("p", { class: "sa-note", text: "Click a position. Lit: what it can see; " +
+      "dashed: the character it must predict." }));
+    pick(d.start);
+  };
+
+  // 2. The batch: B random windows of T ids; each id stands for a vector of C numbers.
+  views.batch = function (body, d) {
+    var seed = d.seed >>> 0, draws = 1, starts = d.starts, picked = [0, 0];
+    var ids = {}, scale = maxAbs(d.emb), status = statusLine(), detail = el("div");
+    d.vocab.split("").forEach(function (ch, i) { ids[ch] = i; });
+    function random() {  // mulberry32: a small seeded generator
+      seed = (seed + 0x6d2b79f5) >>> 0;
+      var t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    }
+    var table = el("table", { class: "sa-table" });
+    function render() {
+      var head = el("tr", {}, [el("th", { text: "b \\ t" })]);
+      for (var t = 0; t < d.T; t++) head.appendChild(el("th", { scope: "col", text: t }));
+      table.replaceChildren(head);
+      starts.forEach(function (start, b) {
+        var tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: b })]));
+        d.text.slice(start, start + d.T).split("").forEach(function (ch, t) {
+          var shown = ch === "\n" ? "\u21b5" : ch === " " ? "\u2423" : ch;
+          tr.appendChild(el("td", { class: "sa-c" }, [el("button", {
+            type: "button", class: "sa-cell", "data-id": ids[ch], "data-char": ch,
+            "aria-label": "row " + b + ", position " + t + ": id " + ids[ch] + ", " + spoken(shown),
+            onclick: function () { picked = [b, t]; show(); }
+          }, [el("b", { text: ids[ch] }), el("small", { text: shown })])]));
+        });
+      });
+      status.textContent = "Batch " + draws + ": " + d.B + " windows of " + d.T +
+        " characters, starting at characters " + starts.join(", ") + " of the excerpt.";
+      show();
+    }
+    function show() {
+      var cells = table.querySelectorAll("button.sa-cell"), cell = cells[picked[0] * d.T + picked[1]];
+      var id = Number(cell.getAttribute("data-id"));
+      press([].slice.call(cells), picked[0] * d.T + picked[1]);
+      detail.replaceChildren(
+        el("p", { class: "sa-note", text: "xb[" + picked[0] + ", " + picked[1] + "] = " + id +
+          " is looked up as row " + id + " of the token embedding table: a vector of C = " + d.C +
+          " numbers." }),
+        strip(d.emb[id], scale, true));
+    }
+    body.append(el("div", { class: "sa-row" }, [button("Draw another batch", function () {
+      starts = starts.map(function () { return Math.floor(random() * (d.text.length - d.T)); });
+      draws += 1;
+      render();
+    })]), table, status, detail);
+    render();
+  };
+
+  // 3. The (B, T, C) walk: B and T stay, the last axis changes.
+  views["shape-walk"] = function (body, d) {
+    var shape = el("p", { class: "sa-shape" }), code = el("code"), status = statusLine();
+    var heat = el("div", { class: "sa-heat" }), timer = null, current = 0;
+    var buttons = d.stops.map(function (stop, i) {
+      return button(stop.name, function () { stopRun(); go(i); });
+    });
+    function go(i) {
+      var stop = d.stops[i], names = stop.shape.length === 2 ? ["B", "T"] : ["B", "T", "C"];
+      current = i;
+      press(buttons, i);
+      shape.replaceChildren("(" + names.join(", ") + ") = (");
+      stop.shape.forEach(function (n, k) {
+        if (k) shape.append(", ");
+        shape.append(el("span", { class: k === stop.axis ? "sa-changed" : "", text: n }));
+      });
+      shape.append(")");
+      code.textContent = stop.code;
+      status.textContent = stop.note;
+      var C = stop.shape.length === 2 ? 1 : stop.shape[2], scale = C > 1 ? maxAbs(stop.values) : 1;
+      heat.style.gridTemplateColumns = "auto repeat(" + C + ", " + (C > 1 ? "7px" : "auto") + ")";
+      heat.setAttribute("data-columns", C);
+      heat.replaceChildren();
+      stop.values.forEach(function (row, t) {
+        heat.append(el("span", { class: "sa-label", text: d.tokens[t] }));
+        (C > 1 ? row : [row]).forEach(function (x) {
+          heat.append(C > 1 ? paint(el("span", { title: fmt(x) }), signed(x, scale))
+            : el("span", { class: "sa-label", text: x }));
+        });
+      });
+    }
+    function stopRun() {
+      clearTimeout(timer);
+      timer = null;
+    }
+    var run = button("Run to logits", function () {
+      stopRun();
+      go(0);
+      (function next() {
+        if (current < d.stops.length - 1) timer = setTimeout(function () { go(current + 1); next(); }, 700);
+        else timer = null;
+      })();
+    });
+    body.append(el("div", { class: "sa-row", role: "group", "aria-label": "stops" }, buttons.concat([run])),
+      shape, el("p", {}, [code]), status,
+      el("p", { class: "sa-note", text: "Below: sequence 0 of the batch, one row per position, " +
+        "one coloured cell per number along the last axis." }), heat);
+    go(0);
+  };
+
+  // 4. The score table: raw q.k, scaled, masked, softmax.
+  views["score-table"] = function (body, d) {
+    var T = d.tokens.length, status = statusLine(), table = el("table", { class: "sa-table" });
+    var stages = [
+      ["raw", "1. raw q\u00b7k"], ["scaled", "2. scaled \u00d7 1/\u221a" + d.hs], ["masked", "3. masked"],
+      ["wei", "4. softmax"]];
+    var buttons = stages.map(function (s, i) { return button(s[1], function () { show(i); }); });
+    function show(i) {
+      var name = stages[i][0], m = d.stages[name], soft = name === "wei";
+      var finite = [].concat.apply([], m).filter(function (x) { return x !== null; });
+      var scale = maxAbs(m), head = el("tr", {}, [el("th", { text: "" })]);
+      press(buttons, i);
+      d.tokens.forEach(function (tok) { head.append(el("th", { scope: "col", text: tok })); });
+      if (soft) head.append(el("th", { scope: "col", text: "row sum" }));
+      table.replaceChildren(head);
+      m.forEach(function (row, r) {
+        var tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: d.tokens[r] })]));
+        row.forEach(function (x) {
+          var td = tr.appendChild(el("td", { text: fmt(x, 2) }));
+          if (x === null) td.className = "sa-masked";
+          else paint(td, soft ? ramp(VIRIDIS, x) : signed(x, scale));
+        });
+        if (soft) tr.append(el("td", { class: "sa-sum", text: fmt(sum(row), 2) }));
+      });
+      var spread = "std " + fmt(std(finite)) + ", from " + fmt(Math.min.apply(null, finite)) + " to " +
+        fmt(Math.max.apply(null, finite));
+      status.textContent = [
+        "Raw scores q\u00b7k: each is a sum of " + d.hs + " products, so they spread widely (" + spread + ").",
+        "Multiplied by 1/\u221a" + d.hs + " = " + fmt(1 / Math.sqrt(d.hs), 3) +
+          ": the same pattern, a gentler spread (" + spread + ").",
+        "Every position after the row's own is set to \u2212\u221e (" + T * (T - 1) / 2 +
+          " cells): no character may look at the future.",
+        "Softmax turns each row into weights: \u2212\u221e becomes 0 and every row sums to 1."][i];
+    }
+    body.append(el("div", { class: "sa-row", role: "group", "aria-label": "stages" }, buttons), table, status,
+      el("p", { class: "sa-note", text: "Row: the position that looks; column: the position it looks at." }));
+    show(0);
+  };
+
+  // 5. Mixing values: row i of out = sum over j of wei[i, j] * v[j].
+  views["mix-values"] = function (body, d) {
+    var T = d.tokens.length, status = statusLine(), scale = maxAbs(d.v), panel = el("div");
+    var table = el("table", { class: "sa-table" }), buttons = [];
+    var head = table.appendChild(el("tr", {}, [el("th", { text: "wei" })]));
+    d.tokens.forEach(function (tok) { head.append(el("th", { scope: "col", text: tok })); });
+    d.wei.forEach(function (row, i) {
+      var b = button(d.tokens[i], function () { pick(i); });
+      b.setAttribute("aria-label", "row " + i + ": " + spoken(d.tokens[i]));
+      buttons.push(b);
+      var tr = table.appendChild(el("tr", {}, [el("th", { scope: "row" }, [b])]));
+      row.forEach(function (w) { tr.append(paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w))); });
+    });
+    function pick(i) {
+      var terms = el("div", { class: "sa-terms" }), out = d.v[0].map(function () { return 0; });
+      press(buttons, i);
+      table.querySelectorAll("tr").forEach(function (tr, r) { tr.classList.toggle("sa-picked", r === i + 1); });
+      for (var j = 0; j <= i; j++) {
+        var w = d.wei[i][j], part = d.v[j].map(function (x) { return w * x; });
+        part.forEach(function (x, k) { out[k] += x; });
+        terms.append(el("span", { class: "sa-w", text: fmt(w, 3) }),
+          el("span", { text: "\u00d7 v[" + j + "] " + quote(d.tokens[j]) }), strip(part, scale, false));
+      }
+      terms.append(el("span", { class: "sa-w", text: "sum" }), el("span", { text: "= out[" + i + "]" }),
+        strip(out, scale, true));
+      terms.lastChild.className += " sa-out";
+      var first = [];
+      for (j = 0; j <= i; j++) first.push(fmt(d.wei[i][j], 2) + "\u00d7" + fmt(d.v[j][0], 2));
+      status.textContent = "Row " + i + " (" + quote(d.tokens[i]) + ") mixes " + (i + 1) + " value rows with weights " +
+        "that sum to " + fmt(sum(d.wei[i].slice(0, i + 1))) + ". Its first number: " + first.join(" + ") +
+        " = " + fmt(out[0], 2) + ".";
+      panel.replaceChildren(el("p", { class: "sa-note", text: "out[" + i + "] = \u03a3 wei[" + i +
+        ", j] \u00b7 v[j]: each v row scaled by its weight (fainter = smaller weight), then added up." }), terms);
+    }
+    body.append(el("p", { class: "sa-note", text: "Click a row of wei." }), table, status, panel);
+    pick(d.row);
+  };
+
+  // 6. Training: the attention model's recorded loss, played back against the bigram's line.
+  views.training = function (body, d) {
+    var NS = "http://www.w3.org/2000/svg", W = 640, H = 300, L = 52, R = 20, TOP = 14, BOT = 40;
+    var last = d.steps[d.steps.length - 1], all = d.val.concat(d.batch.map(function (p) { return p[1]; }));
+    var lo = Math.floor(Math.min.apply(null, all.concat([d.bigram])) * 10 - 1) / 10;
+    var hi = Math.ceil(Math.max.apply(null, all) * 10) / 10;
+    function x(s) { return L + (W - L - R) * s / last; }
+    function y(v) { return TOP + (H - TOP - BOT) * (hi - v) / (hi - lo); }
+    function svg(tag, attrs, text) {
+      var node = document.createElementNS(NS, tag);
+      Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+      if (text !== undefined) node.textContent = text;
+      return node;
+    }
+    function valAt(s) {
+      for (var i = 1; i < d.steps.length; i++) {
+        if (s <= d.steps[i]) {
+          var f = (s - d.steps[i - 1]) / (d.steps[i] - d.steps[i - 1]);
+          return d.val[i - 1] + f * (d.val[i] - d.val[i - 1]);
+        }
+      }
+      return d.val[d.val.length - 1];
+    }
+    var cross = d.cross;
+    var chart = svg("svg", { class: "sa-chart", viewBox: "0 0 " + W + " " + H, role: "img",
+      "aria-label": d.label + " loss curve against the bigram's " + fmt(d.bigram) });
+    for (var v = Math.ceil(lo * 2) / 2; v <= hi + 1e-9; v += 0.5) {
+      chart.append(svg("line", { class: "sa-gridline", x1: L, x2: W - R, y1: y(v), y2: y(v) }),
+        svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, v.toFixed(1)));
+    }
+    for (var k = 0; k <= 5; k++) {
+      var st = Math.round(last * k / 5);
+      chart.append(svg("text", { x: x(st), y: H - BOT + 18, "text-anchor": "middle" }, st));
+    }
+    chart.append(svg("path", { class: "sa-axis", d: "M" + L + "," + TOP + "V" + (H - BOT) + "H" + (W - R) }),
+      svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "training step"),
+      svg("line", { class: "sa-bigram", x1: L, x2: W - R, y1: y(d.bigram), y2: y(d.bigram) }),
+      svg("text", { x: W - R, y: y(d.bigram) - 6, "text-anchor": "end" }, "bigram " + fmt(d.bigram)));
+    var batch = chart.appendChild(svg("polyline", { class: "sa-batch", points: "" }));
+    var val = chart.appendChild(svg("polyline", { class: "sa-val", points: "" }));
+    var dot = chart.appendChild(svg("circle", { class: "sa-cross", r: 5, visibility: "hidden" }));
+    if (cross !== null) { dot.setAttribute("cx", x(cross)); dot.setAttribute("cy", y(d.bigram)); }
+    chart.append(svg("text", { x: W - R, y: TOP + 12, "text-anchor": "end" },
+      d.label + ": validation (solid), batch loss (thin)"));
+    var slider = el("input", { type: "range", min: 0, max: last, step: d.stride, value: 0,
+      "aria-label": "training step", oninput: function () { pause(); show(Number(slider.value)); } });
+    var status = statusLine(), frame = null, play = button("Play", function () {
+      if (frame !== null) return pause();
+      var from = Number(slider.value) >= last ? 0 : Number(slider.value), t0 = null;
+      play.textContent = "Pause";
+      function tick(now) {
+        if (t0 === null) t0 = now;
+        var s = Math.min(last, from + (now - t0) / d.duration * last);
+        show(Math.round(s));
+        frame = s < last ? requestAnimationFrame(tick) : (play.textContent = "Play", null);
+      }
+      frame = requestAnimationFrame(tick);
+    });
+    function pause() {
+      if (frame !== null) cancelAnimationFrame(frame);
+      frame = null;
+      play.textContent = "Play";
+    }
+    function show(s) {
+      slider.value = s;
+      var pts = [];
+      d.steps.forEach(function (st, i) { if (st <= s) pts.push(x(st) + "," + y(d.val[i])); });
+      pts.push(x(s) + "," + y(valAt(s)));
+      val.setAttribute("points", pts.join(" "));
+      batch.setAttribute("points", d.batch.filter(function (p) { return p[0] <= s; })
+        .map(function (p) { return x(p[0]) + "," + y(p[1]); }).join(" "));
+      var below = cross !== null && s >= cross;
+      dot.setAttribute("visibility", below ? "visible" : "hidden");
+      var text = "Step " + s + " of " + last + ": validation loss " + fmt(valAt(s)) + (below
+        ? ", below the bigram's " + fmt(d.bigram) + " since about step " + cross + "."
+        : ", above the bigram's " + fmt(d.bigram) + ".");
+      slider.setAttribute("aria-valuetext", text);
+      status.textContent = text;
+    }
+    body.append(chart, el("div", { class: "sa-row" }, [play, slider]), status);
+    show(0);
+  };
+
+  // 7. Before and after: the model's weight matrices at initialisation and after training.
+  views["before-after"] = function (body, d) {
+    var status = statusLine(), lut = [], mats = el("div", { class: "sa-mats" }), stats = [], canvases = [];
+    for (var q = 0; q < 256; q++) lut.push(ramp(DIVERGING, q / 255));
+    d.mats.forEach(function (m) {
+      var canvas = el("canvas", { width: m.cols, height: m.rows, role: "img",
+        style: "width:" + m.cols * d.px + "px;height:" + m.rows * d.px + "px" });
+      var stat = el("span");
+      canvases.push(canvas);
+      stats.push(stat);
+      mats.append(el("div", { class: "sa-mat" }, [el("code", { text: m.name }),
+        el("span", { text: m.rows + " \u00d7 " + m.cols }), canvas, stat]));
+    });
+    function draw(state) {
+      var which = state === "after" ? 1 : 0;
+      press(buttons, which);
+      d.mats.forEach(function (m, i) {
+        var bytes = atob(m[state]), ctx = canvases[i].getContext("2d"), img = ctx.createImageData(m.cols, m.rows);
+        for (var p = 0; p < bytes.length; p++) {
+          var c = lut[bytes.charCodeAt(p)];
+          img.data.set([c[0], c[1], c[2], 255], 4 * p);
+        }
+        ctx.putImageData(img, 0, 0);
+        canvases[i].setAttribute("aria-label", m.name + ", " + state + " training: " + m.rows + " by " +
+          m.cols + " numbers with standard deviation " + fmt(m.std[which], 3));
+        canvases[i].setAttribute("data-state", state);
+        stats[i].textContent = "std " + fmt(m.std[which], 3);
+      });
+      status.textContent = which ? d.after : d.before;
+    }
+    var buttons = [button("Before training", function () { draw("before"); }),
+      button("After training", function () { draw("after"); })];
+    body.append(el("div", { class: "sa-row", role: "group", "aria-label": "weights shown" }, buttons), mats, status,
+      el("p", { class: "sa-note", text: "Blue: negative, white: near zero, red: positive; each matrix keeps " +
+        "one colour scale before and after." }));
+    draw("before");
+  };
+
+  // 8. Attention weights over training, one heatmap per recorded step.
+  views["heatmap-steps"] = function (body, d) {
+    var status = statusLine(), readout = el("p", { class: "sa-shape" });
+    var table = el("table", { class: "sa-table" });
+    var slider = el("input", { type: "range", min: 0, max: d.snapshots.length - 1, step: 1, value: d.start,
+      "aria-label": "recorded training step", oninput: function () { show(Number(slider.value)); } });
+    function show(i) {
+      var snap = d.snapshots[i], head = el("tr", {}, [el("th", { text: "" })]), best = [];
+      d.tokens.forEach(function (tok) { head.append(el("th", { scope: "col", text: tok })); });
+      table.replaceChildren(head);
+      snap.w.forEach(function (row, r) {
+        var tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: d.tokens[r] })]));
+        row.forEach(function (w) { tr.append(paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w))); });
+        var j = row.indexOf(Math.max.apply(null, row));
+        best.push(d.tokens[r] + " \u2192 " + d.tokens[j] + " " + fmt(row[j]));
+      });
+      slider.value = i;
+      readout.textContent = "step " + snap.step + " \u00b7 loss " + fmt(snap.loss, 4);
+      slider.setAttribute("aria-valuetext", "step " + snap.step + ", loss " + fmt(snap.loss, 4));
+      status.textContent = "Step " + snap.step + " of " + d.snapshots[d.snapshots.length - 1].step +
+        ". Largest weight in each row: " + best.join("; ") + ".";
+    }
+    body.append(el("div", { class: "sa-row" }, [el("label", { text: "Step" }), slider]), readout, table, status,
+      el("p", { class: "sa-note", text: "Row: the token that looks; column: the token it looks at. " +
+        "Drag the slider or use the arrow keys." }));
+    show(d.start);
+  };
+
+  // ---- mounting
+  function mount(fig) {
+    fig.setAttribute("data-sa-ready", "");
+    var body = fig.querySelector(".sa-body"), view = views[fig.getAttribute("data-kind")];
+    body.replaceChildren();
+    try {
+      view(body, JSON.parse(fig.querySelector("script.sa-data").textContent));
+    } catch (err) {
+      body.textContent = "This figure could not be drawn (" + err.message + ").";
+      console.error(err);
+    }
+  }
+  function mountAll() {
+    document.querySelectorAll(".sa-fig:not([data-sa-ready])").forEach(mount);
+  }
+  var style = document.getElementById("selfattn-figures-css");
+  if (!style) style = document.head.appendChild(el("style", { id: "selfattn-figures-css" }));
+  style.textContent = "__CSS__";
+  var queued = false;
+  var observer = new MutationObserver(function () {
+    if (queued) return;
+    queued = true;
+    Promise.resolve().then(function () { queued = false; mountAll(); });
+  });
+  observer.observe(document.documentElement, { childList: true, subtree: true });
+  window.selfattnFigures = { version: VERSION, mountAll: mountAll, observer: observer, views: views };
+  mountAll();
+})();

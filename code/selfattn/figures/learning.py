@@ -1,0 +1,215 @@
+"""Figures 6-8: what training records and what it changes."""
+
+from __future__ import annotations
+
+import base64
+import math
+from collections.abc import Sequence
+from itertools import pairwise
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure as MplFigure
+
+from selfattn.figures.output import InteractiveFigure, rounded, shown
+from selfattn.plotting import COLORS
+from selfattn.training import History
+
+
+def _crossing(steps: Sequence[int], losses: Sequence[float], level: float) -> int | None:
+    """The first step (linearly interpolated between evaluations) at which ``losses`` drop below ``level``."""
+    for (s0, v0), (s1, v1) in pairwise(zip(steps, losses, strict=True)):
+        if v0 < level:
+            return s0
+        if v1 < level:
+            return math.ceil(s0 + (v0 - level) / (v0 - v1) * (s1 - s0))
+    return None
+
+
+def training_curve(
+    history: History, bigram: History | float, label: str = "attention", points: int = 100
+) -> InteractiveFigure:
+    """Figure 6: ``history``'s losses played back against the bigram's final validation loss.
+
+    ``bigram`` is the bigram run's ``History`` or its final validation loss.
+    The per-step batch losses are averaged into about ``points`` points.
+    """
+    level = bigram.final_val if isinstance(bigram, History) else float(bigram)
+    window = max(1, math.ceil(len(history.batch_loss) / points))
+    batch = np.asarray(history.batch_loss)
+    smoothed = [
+        [start + len(chunk), round(float(chunk.mean()), 4)]
+        for start in range(0, len(batch), window)
+        for chunk in [batch[start : start + window]]
+    ]
+    last = history.steps[-1]
+    cross = _crossing(history.steps, history.val_loss, level)
+    data = {
+        "label": label,
+        "steps": list(history.steps),
+        "val": rounded(history.val_loss, 4),
+        "train": rounded(history.train_loss, 4),
+        "batch": smoothed,
+        "bigram": round(level, 4),
+        "cross": cross,
+        "stride": max(1, last // 100),
+        "duration": 4000,
+    }
+    when = f"drops below it at about step {cross}" if cross is not None else "never drops below it"
+    description = (
+        f"The {label} model's validation loss over {last} training steps, from "
+        f"{history.val_loss[0]:.2f} to {history.final_val:.3f}, against a dashed line at the bigram "
+        f"model's {level:.3f}: the curve {when}. "
+        "A play button draws the curve step by step; a slider picks any step."
+    )
+    return InteractiveFigure("training", data, "Training past the bigram", description, _draw_training)
+
+
+def _draw_training(fig: MplFigure, d: dict) -> None:
+    ax = fig.subplots()
+    batch = np.asarray(d["batch"])
+    ax.plot(batch[:, 0], batch[:, 1], color="#56B4E9", lw=1, label=f"{d['label']}: batch loss (averaged)")
+    ax.plot(d["steps"], d["val"], color=COLORS["attention"], lw=2.5, label=f"{d['label']}: validation")
+    ax.axhline(d["bigram"], color=COLORS["bigram"], ls="--", lw=1.5, label=f"bigram: {d['bigram']:.3f}")
+    if d["cross"] is not None:
+        ax.plot(
+            [d["cross"]], [d["bigram"]], "o", color="#b3261e", label=f"crosses at about step {d['cross']}"
+        )
+    ax.set(xlabel="training step", ylabel="cross-entropy loss")
+    ax.legend(fontsize=8)
+
+
+def _matrices(model: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """Every weight matrix of a model, by its parameter name (biases left out)."""
+    return {name: p.detach() for name, p in model.named_parameters() if p.dim() == 2}
+
+
+def _quantized(values: torch.Tensor, scale: float) -> str:
+    """Values in [-scale, scale] as base64 bytes, 0 = -scale, 255 = +scale (for a colour scale only)."""
+    levels = ((values / scale).clamp(-1, 1) + 1) * 127.5
+    return base64.b64encode(levels.round().to(torch.uint8).numpy().tobytes()).decode("ascii")
+
+
+def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3) -> InteractiveFigure:
+    """Figure 7: every weight matrix of ``initial`` and ``trained`` (same architecture), toggled.
+
+    ``initial`` is the model before training, e.g. ``make_model("attention",
+    vocab_size, config)`` with the config the trained model was fitted with.
+    Each matrix is drawn ``px`` screen pixels per number, on one colour scale
+    shared by its two states.
+    """
+    before, after = _matrices(initial), _matrices(trained)
+    if {k: v.shape for k, v in before.items()} != {k: v.shape for k, v in after.items()}:
+        raise ValueError(
+            "initial and trained must be the same architecture (same parameter names and shapes)."
+        )
+    mats = []
+    for name, b in before.items():
+        a = after[name]
+        scale = float(torch.quantile(torch.cat([b.abs().flatten(), a.abs().flatten()]), 0.99)) or 1.0
+        mats.append(
+            {
+                "name": name,
+                "rows": b.shape[0],
+                "cols": b.shape[1],
+                "before": _quantized(b, scale),
+                "after": _quantized(a, scale),
+                "std": [round(b.std().item(), 4), round(a.std().item(), 4)],
+                "scale": round(scale, 4),
+            }
+        )
+    moved = max(mats, key=lambda m: abs(math.log(m["std"][1] / m["std"][0])))
+    total = sum(m["rows"] * m["cols"] for m in mats)
+    summary = ", ".join(f"{m['name']} {m['rows']}×{m['cols']}" for m in mats)
+    data = {
+        "mats": mats,
+        "px": px,
+        "before": f"Before training: {total:,} random starting numbers in {len(mats)} matrices.",
+        "after": (
+            f"After training: the same {total:,} numbers, now shaped by the data. The biggest change in "
+            f"spread is in {moved['name']}: its standard deviation went from {moved['std'][0]:.3f} to "
+            f"{moved['std'][1]:.3f}."
+        ),
+    }
+    description = (
+        f"The model's weight matrices ({summary}) as colour grids, before and after training, with a "
+        f"toggle between the two. {data['after']}"
+    )
+    return InteractiveFigure(
+        "before-after", data, "Before and after training", description, _draw_before_after, (7.2, 4.6)
+    )
+
+
+def _draw_before_after(fig: MplFigure, d: dict) -> None:
+    mats = d["mats"]
+    axes = fig.subplots(2, len(mats), height_ratios=[1, 1], width_ratios=[m["cols"] for m in mats])
+    for col, m in enumerate(mats):
+        for row, state in enumerate(("before", "after")):
+            q = np.frombuffer(base64.b64decode(m[state]), dtype=np.uint8).reshape(m["rows"], m["cols"])
+            ax = axes[row, col]
+            ax.imshow(q / 127.5 - 1, cmap="RdBu_r", vmin=-1, vmax=1, interpolation="nearest", aspect="auto")
+            ax.set_xticks([])
+            ax.set_yticks([])
+            ax.grid(False)
+            ax.set_title(f"std {m['std'][row]:.2f}", fontsize=7)
+            if col == 0:
+                ax.set_ylabel(state, fontsize=10)
+            if row == 1:
+                label = m["name"].removesuffix(".weight").replace("_embedding_table", "_embedding\n_table")
+                ax.set_xlabel(f"{label}\n{m['rows']}×{m['cols']}", fontsize=6.5)
+
+
+def _label(token: str) -> str:
+    return token.strip() or shown(token[:1])
+
+
+def heatmap_steps(
+    snapshots: Sequence[tuple[int, float, object]], tokens: Sequence[str], start: int = 0
+) -> InteractiveFigure:
+    """Figure 8: one attention-weight heatmap per recorded step, picked with a slider.
+
+    ``snapshots`` is a list of ``(step, loss, weights)`` with ``weights`` an
+    (n, n) tensor or array (row: the token that looks); ``tokens`` are the n
+    labels (surrounding spaces are dropped for display).
+    """
+    labels = [_label(t) for t in tokens]
+    snaps = []
+    for step, loss, weights in snapshots:
+        w = np.asarray(torch.as_tensor(weights).detach().cpu(), dtype=float).squeeze()
+        if w.shape != (len(labels), len(labels)):
+            raise ValueError(
+                f"step {step}: weights have shape {w.shape}, expected ({len(labels)}, {len(labels)})."
+            )
+        snaps.append({"step": int(step), "loss": round(float(loss), 6), "w": rounded(w, 3)})
+    if not snaps:
+        raise ValueError("snapshots is empty: record at least one (step, loss, weights).")
+    first, last = snaps[0], snaps[-1]
+    focus = min(1, len(labels) - 1)
+
+    def strongest(snap: dict) -> str:
+        row = snap["w"][focus]
+        j = int(np.argmax(row))
+        return f"{labels[focus]!r} gives {row[j]:.2f} of its attention to {labels[j]!r}"
+
+    data = {"tokens": labels, "snapshots": snaps, "start": min(max(start, 0), len(snaps) - 1)}
+    description = (
+        f"Attention weights between the tokens {', '.join(labels)} at {len(snaps)} recorded training "
+        f"steps, chosen with a slider. At step {first['step']} (loss {first['loss']:.3f}) "
+        f"{strongest(first)}; at step {last['step']} (loss {last['loss']:.4f}) {strongest(last)}."
+    )
+    width = min(2.2 * len(snaps) + 0.8, 11.0)
+    return InteractiveFigure(
+        "heatmap-steps", data, "Attention weights during training", description, _draw_steps, (width, 2.9)
+    )
+
+
+def _draw_steps(fig: MplFigure, d: dict) -> None:
+    axes = np.atleast_1d(fig.subplots(1, len(d["snapshots"])))
+    n = len(d["tokens"])
+    for ax, snap in zip(axes, d["snapshots"], strict=True):
+        image = ax.imshow(snap["w"], cmap="viridis", vmin=0, vmax=1)
+        ax.set_title(f"step {snap['step']}\nloss {snap['loss']:.3f}", fontsize=9)
+        ax.set_xticks(range(n), d["tokens"], rotation=45, ha="right", fontsize=7)
+        ax.set_yticks(range(n), d["tokens"] if ax is axes[0] else [], fontsize=7)
+        ax.grid(False)
+    fig.colorbar(image, ax=list(axes), shrink=0.8)

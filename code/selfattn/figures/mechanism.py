@@ -1,0 +1,343 @@
+"""Figures 1-5: how one attention head turns a window of characters into new vectors.
+
+Every number comes from the model passed in: the functions run it once on real
+text and keep what its layers saw and returned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from matplotlib.figure import Figure as MplFigure
+from matplotlib.patches import Rectangle
+
+from selfattn.anatomy import AttentionStages, stages
+from selfattn.figures.output import InteractiveFigure, rounded, shown
+from selfattn.models import AttentionLanguageModel
+from selfattn.tokenizers import CharTokenizer
+
+LIT, DIM, NEXT = "#f3c26b", "#eceff2", "#009E73"
+
+
+@torch.no_grad()
+def trace(model: AttentionLanguageModel, idx: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Run ``model`` on ``idx`` (B, T) and keep what its layers saw: hooks, not a re-implementation."""
+    seen: dict[str, torch.Tensor] = {}
+    hooks = [
+        model.token_embedding_table.register_forward_hook(lambda m, i, o: seen.update(tok_emb=o)),
+        model.sa_head.register_forward_hook(lambda m, i, o: seen.update(x=i[0], out=o)),
+    ]
+    try:
+        seen["logits"], _ = model(idx)  # (B, T, vocab_size)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return seen  # tok_emb, x: (B, T, C); out: (B, T, hs); logits: (B, T, vocab_size)
+
+
+def head_stages(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> AttentionStages:
+    """The head's intermediates for one sequence of text (batch of one)."""
+    if not 1 <= len(text) <= model.block_size:
+        raise ValueError(f"text has {len(text)} characters; give 1 to block_size={model.block_size}.")
+    idx = torch.tensor([tokenizer.encode(text)])  # (1, T)
+    return stages(model.sa_head, trace(model, idx)["x"])
+
+
+def context_window(text: str, block_size: int = 8, selected: int = 3) -> InteractiveFigure:
+    """Figure 1: ``block_size`` positions of ``text``; choosing position t lights positions 0..t.
+
+    ``text`` needs at least ``block_size + 1`` characters: the one after the
+    window is what the last position predicts.
+    """
+    if len(text) <= block_size:
+        raise ValueError(f"text has {len(text)} characters; give at least block_size + 1 = {block_size + 1}.")
+    window = text[: block_size + 1]
+    data = {
+        "tokens": [shown(c) for c in window[:-1]],
+        "next": [shown(c) for c in window[1:]],
+        "start": min(selected, block_size - 1),
+    }
+    t = data["start"]
+    description = (
+        f"A context window of {block_size} positions holding {window[:-1]!r}. Choosing position t lights "
+        f"positions 0 to t, the characters it may look at; it predicts character t + 1. For example, "
+        f"position {t} sees {window[: t + 1]!r} and predicts {window[t + 1]!r}."
+    )
+    return InteractiveFigure(
+        "context-window", data, "The context window", description, _draw_context, (6.4, 3.4)
+    )
+
+
+def _draw_context(fig: MplFigure, d: dict) -> None:
+    T = len(d["tokens"])
+    ax = fig.subplots()
+    for t in range(T):
+        for j in range(T):
+            visible = j <= t
+            ax.add_patch(Rectangle((j, t), 0.92, 0.84, color=LIT if visible else DIM))
+            ax.text(
+                j + 0.46,
+                t + 0.42,
+                d["tokens"][j],
+                ha="center",
+                va="center",
+                color="#222" if visible else "#999",
+            )
+        if t + 1 < T:
+            ax.add_patch(Rectangle((t + 1, t), 0.92, 0.84, fill=False, ls="--", lw=1.5, ec=NEXT))
+    ax.set(xlim=(0, T), ylim=(T, 0), xlabel="position it can look at", ylabel="position t")
+    ax.set_xticks(np.arange(T) + 0.46, range(T))
+    ax.set_yticks(np.arange(T) + 0.42, range(T))
+    ax.grid(False)
+    ax.tick_params(length=0)
+    ax.spines[["left", "bottom"]].set_visible(False)
+    ax.set_title("Position t sees positions 0..t (lit) and predicts the next character (dashed)", fontsize=9)
+
+
+def batch_grid(
+    corpus, model, batch_size: int = 4, block_size: int = 8, excerpt_chars: int = 2000, seed: int = 1337
+) -> InteractiveFigure:
+    """Figure 2: a ``(batch_size, block_size)`` grid of ids drawn from the training text.
+
+    The first ``excerpt_chars`` characters of ``corpus.train`` and ``model``'s
+    token embedding table are embedded, so the browser draws new batches the way
+    ``get_batch`` does and shows any cell's embedding. The first batch uses the
+    windows ``get_batch`` draws from the excerpt with a generator seeded ``seed``.
+    """
+    ids = corpus.train[:excerpt_chars]  # (N,)
+    text = corpus.tokenizer.decode(ids.tolist())
+    generator = torch.Generator().manual_seed(seed)
+    starts = torch.randint(len(ids) - block_size, (batch_size,), generator=generator)  # as get_batch draws
+    table = model.token_embedding_table.weight.detach()  # (vocab_size, C)
+    data = {
+        "text": text,
+        "vocab": "".join(corpus.tokenizer.chars),
+        "B": batch_size,
+        "T": block_size,
+        "C": table.shape[1],
+        "starts": starts.tolist(),
+        "seed": seed,
+        "emb": rounded(table, 2),
+    }
+    first = text[data["starts"][0] : data["starts"][0] + block_size]
+    description = (
+        f"A batch of token ids with B = {batch_size} rows and T = {block_size} columns, drawn at random "
+        f"from the training text; a button draws another batch. Choosing a cell shows that its id stands "
+        f"for a vector of C = {table.shape[1]} numbers, its row of the token embedding table. The first "
+        f"row reads {first!r}, ids {corpus.tokenizer.encode(first)}."
+    )
+    return InteractiveFigure("batch", data, "A batch of token ids", description, _draw_batch, (6.4, 4.2))
+
+
+def _draw_batch(fig: MplFigure, d: dict) -> None:
+    stoi = {c: i for i, c in enumerate(d["vocab"])}
+    grid_ax, vec_ax = fig.subplots(2, 1, height_ratios=[d["B"], 2.2])
+    for b, start in enumerate(d["starts"]):
+        for t, ch in enumerate(d["text"][start : start + d["T"]]):
+            grid_ax.add_patch(Rectangle((t, b), 0.94, 0.9, color=LIT if (b, t) == (0, 0) else DIM))
+            grid_ax.text(t + 0.47, b + 0.32, stoi[ch], ha="center", va="center", fontsize=10, weight="bold")
+            grid_ax.text(t + 0.47, b + 0.7, shown(ch), ha="center", va="center", fontsize=8, color="#555")
+    grid_ax.set(xlim=(0, d["T"]), ylim=(d["B"], 0), xlabel="t (position)", ylabel="b (row)")
+    grid_ax.set_xticks(np.arange(d["T"]) + 0.47, range(d["T"]))
+    grid_ax.set_yticks(np.arange(d["B"]) + 0.45, range(d["B"]))
+    grid_ax.grid(False)
+    grid_ax.tick_params(length=0)
+    grid_ax.set_title(f"xb: a ({d['B']}, {d['T']}) grid of token ids", fontsize=10)
+    first = stoi[d["text"][d["starts"][0]]]
+    vector = d["emb"][first]
+    vec_ax.bar(range(d["C"]), vector, color=["#D55E00" if v > 0 else "#0072B2" for v in vector])
+    vec_ax.set(xlabel=f"channel (C = {d['C']})", xlim=(-0.6, d["C"] - 0.4))
+    vec_ax.set_title(f"xb[0, 0] = {first} is looked up as a vector of {d['C']} numbers", fontsize=10)
+
+
+@torch.no_grad()
+def shape_walk(
+    model: AttentionLanguageModel, idx: torch.Tensor, tokenizer: CharTokenizer | None = None
+) -> InteractiveFigure:
+    """Figure 3: ids ``idx`` (B, T) through the model to logits, showing the axis that changes.
+
+    The rows of the small heatmaps are labelled with ``tokenizer``'s characters, or with ids.
+    """
+    seen = trace(model, idx)
+    B, T = idx.shape
+    C, hs, V = seen["x"].shape[-1], seen["out"].shape[-1], seen["logits"].shape[-1]
+    head_note = "equal to n_embd here, so its length stays" if hs == C else "so its length becomes"
+    stops = [
+        (
+            "ids",
+            "xb  # from get_batch",
+            idx,
+            None,
+            f"A batch of ids: B = {B} sequences of T = {T} positions, one integer per position.",
+        ),
+        (
+            "token embeddings",
+            "tok_emb = self.token_embedding_table(idx)",
+            seen["tok_emb"],
+            2,
+            f"Each id becomes its row of the embedding table: a new last axis of C = n_embd = {C} numbers.",
+        ),
+        (
+            "+ positions",
+            "x = tok_emb + pos_emb",
+            seen["x"],
+            None,
+            f"Adding the ({T}, {C}) position embeddings changes the numbers, not the shape: "
+            "it broadcasts over the batch.",
+        ),
+        (
+            "attention",
+            "x = self.sa_head(x)",
+            seen["out"],
+            2,
+            "The head mixes each position with the ones before it. The last axis now holds head_size "
+            f"numbers ({head_note} {hs}).",
+        ),
+        (
+            "logits",
+            "logits = self.lm_head(x)",
+            seen["logits"],
+            2,
+            f"lm_head turns each position's {hs} numbers into {V} scores, one per character of the "
+            "vocabulary. B and T never changed; only the last axis did.",
+        ),
+    ]
+    row = idx[0].tolist()
+    data = {
+        "tokens": [shown(c) for c in tokenizer.decode(row)] if tokenizer else [str(i) for i in row],
+        "stops": [
+            {
+                "name": name,
+                "code": code,
+                "shape": list(tensor.shape),
+                "axis": axis,
+                "note": note,
+                "values": tensor[0].tolist() if tensor.dim() == 2 else rounded(tensor[0], 2),
+            }
+            for name, code, tensor, axis, note in stops
+        ],
+    }
+    description = (
+        "From ids to logits, one stop at a time: "
+        + "; ".join(f"{name} {tuple(tensor.shape)}" for name, _, tensor, _, _ in stops)
+        + ". B and T stay the same; only the last axis changes."
+    )
+    return InteractiveFigure("shape-walk", data, "The (B, T, C) walk", description, _draw_walk, (7.5, 3.2))
+
+
+def _draw_walk(fig: MplFigure, d: dict) -> None:
+    stops = d["stops"]
+    widths = [1.2] + [max(np.asarray(s["values"]).shape[-1] / 16, 1.5) for s in stops[1:]]
+    axes = fig.subplots(1, len(stops), width_ratios=widths)
+    for ax, stop in zip(axes, stops, strict=True):
+        values = np.asarray(stop["values"], dtype=float)
+        names = ["B", "T", "C"][: len(stop["shape"])]
+        shape = ", ".join(f"{n}={s}" for n, s in zip(names, stop["shape"], strict=True))
+        ax.set_title(f"{stop['name']}\n({shape})", fontsize=8, color="#b3261e" if stop["axis"] else "#222")
+        ax.grid(False)
+        ax.set_xticks([])
+        ax.set_yticks(range(len(d["tokens"])), d["tokens"], fontsize=7)
+        if values.ndim == 1:
+            ax.imshow(np.zeros((len(values), 1)), cmap="Greys", vmin=0, vmax=1, aspect="auto")
+            for t, v in enumerate(values):
+                ax.text(0, t, int(v), ha="center", va="center", fontsize=8)
+        else:
+            scale = np.abs(values).max() or 1
+            ax.imshow(values, cmap="RdBu_r", vmin=-scale, vmax=scale, aspect="auto", interpolation="nearest")
+            ax.set_xlabel(f"{values.shape[1]} numbers", fontsize=8)
+
+
+def score_table(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> InteractiveFigure:
+    """Figure 4: the head's (T, T) scores for ``text``: raw q.k, scaled, masked, softmax."""
+    s = head_stages(model, tokenizer, text)
+    hs, T = s.q.shape[-1], len(text)
+    data = {
+        "tokens": [shown(c) for c in text],
+        "hs": hs,
+        "stages": {name: rounded(getattr(s, name)[0], 3) for name in ("raw", "scaled", "masked", "wei")},
+    }
+    description = (
+        f"The {T} by {T} attention scores of one head for {text!r}, in four steps. Raw q·k scores have "
+        f"standard deviation {s.raw.std():.2f}; multiplied by 1/√{hs} they have {s.scaled.std():.2f}; the "
+        f"{T * (T - 1) // 2} cells above the diagonal (the future) are set to minus infinity; softmax turns "
+        f"each row into weights that sum to 1. The last row's weights are "
+        + ", ".join(f"{w:.2f}" for w in s.wei[0, -1].tolist())
+        + "."
+    )
+    return InteractiveFigure(
+        "score-table", data, "Building the score table", description, _draw_scores, (7.2, 6.4)
+    )
+
+
+def _annotated(ax, matrix: np.ndarray, tokens: list[str], cmap: str, vmin: float, vmax: float) -> None:
+    shown_values = np.where(np.isfinite(matrix), matrix, np.nan)
+    ax.imshow(shown_values, cmap=cmap, vmin=vmin, vmax=vmax)
+    for (r, c), v in np.ndenumerate(matrix):
+        label = f"{v:.2f}" if np.isfinite(v) else "−∞"
+        color = "#b3261e" if not np.isfinite(v) else ("#111" if (v - vmin) / (vmax - vmin) > 0.55 else "#fff")
+        if cmap == "RdBu_r" and np.isfinite(v):
+            color = "#111" if abs(v) < 0.6 * vmax else "#fff"
+        ax.text(c, r, label, ha="center", va="center", fontsize=5.5, color=color)
+    ax.set_xticks(range(len(tokens)), tokens, fontsize=8)
+    ax.set_yticks(range(len(tokens)), tokens, fontsize=8)
+    ax.grid(False)
+    ax.tick_params(length=0)
+
+
+def _draw_scores(fig: MplFigure, d: dict) -> None:
+    titles = {
+        "raw": "1. raw q·kᵀ",
+        "scaled": f"2. scaled × 1/√{d['hs']}",
+        "masked": "3. masked: future = −∞",
+        "wei": "4. softmax: rows sum to 1",
+    }
+    for ax, (name, title) in zip(fig.subplots(2, 2).flat, titles.items(), strict=True):
+        m = np.array([[np.nan if v is None else v for v in row] for row in d["stages"][name]])
+        m = np.where(np.isnan(m), -np.inf, m)
+        if name == "wei":
+            _annotated(ax, m, d["tokens"], "viridis", 0.0, 1.0)
+        else:
+            scale = np.abs(m[np.isfinite(m)]).max() or 1
+            _annotated(ax, m, d["tokens"], "RdBu_r", -scale, scale)
+        ax.set_title(title, fontsize=10)
+
+
+def mixing_values(
+    model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str, row: int = 3
+) -> InteractiveFigure:
+    """Figure 5: row ``row`` of ``out`` as the sum of ``wei[row, j] * v[j]`` for ``text``."""
+    s = head_stages(model, tokenizer, text)
+    T = len(text)
+    row = min(row, T - 1)
+    data = {
+        "tokens": [shown(c) for c in text],
+        "wei": rounded(s.wei[0], 4),
+        "v": rounded(s.v[0], 4),
+        "row": row,
+    }
+    weights = ", ".join(f"{w:.2f} × v[{j}]" for j, w in enumerate(s.wei[0, row, : row + 1].tolist()))
+    description = (
+        f"The attention weights wei ({T} by {T}) for {text!r} beside the value vectors v ({T} by "
+        f"{s.v.shape[-1]}). Choosing row i shows out[i] as the weighted sum of the rows of v: for row {row}, "
+        f"out[{row}] = {weights}."
+    )
+    return InteractiveFigure("mix-values", data, "Mixing the values", description, _draw_mix, (7.2, 3.6))
+
+
+def _draw_mix(fig: MplFigure, d: dict) -> None:
+    wei, v, i, tokens = np.asarray(d["wei"]), np.asarray(d["v"]), d["row"], d["tokens"]
+    left, right = fig.subplots(1, 2, width_ratios=[1, 1.6])
+    _annotated(left, wei, tokens, "viridis", 0.0, 1.0)
+    left.add_patch(Rectangle((-0.5, i - 0.5), len(tokens), 1, fill=False, ec="#b3261e", lw=2))
+    left.set_title(f"wei: row {i} holds the weights", fontsize=9)
+    parts = wei[i, : i + 1, None] * v[: i + 1]  # (i + 1, hs)
+    rows = np.vstack([parts, parts.sum(axis=0, keepdims=True)])
+    scale = np.abs(v).max() or 1
+    right.imshow(rows, cmap="RdBu_r", vmin=-scale, vmax=scale, aspect="auto", interpolation="nearest")
+    labels = [f"{wei[i, j]:.2f} × v[{j}] {tokens[j]}" for j in range(i + 1)] + [f"= out[{i}]"]
+    right.set_yticks(range(len(labels)), labels, fontsize=7)
+    right.axhline(i + 0.5, color="#222", lw=1.5)
+    right.set_xticks([])
+    right.set_xlabel(f"{v.shape[1]} numbers per row", fontsize=8)
+    right.grid(False)
+    right.set_title("weighted rows of v, summed", fontsize=9)

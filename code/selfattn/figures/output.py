@@ -1,0 +1,130 @@
+"""One interactive figure as a notebook output: an HTML view and a PNG of the same data.
+
+The HTML is self-contained. It carries the figure's data as JSON and, after it,
+the figure script (``figures.js``, with ``figures.css`` inside it). The script
+defines ``window.selfattnFigures`` only once per page and then mounts every
+figure not yet mounted, so several figures on a page share one copy, and a
+figure re-run in live mode (Thebe inserts the new output into the page) mounts
+too. Once loaded, the script also watches the page for figures inserted
+without running their scripts. Nothing is fetched from the network.
+
+The PNG is a matplotlib drawing of the same data, for the PDF build and for
+any viewer without JavaScript.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+import math
+import uuid
+from collections.abc import Callable
+from functools import cache
+from importlib import resources
+
+import matplotlib as mpl
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure as MplFigure
+
+from selfattn.plotting import use_book_style
+
+PNG_DPI = 150
+
+
+@cache
+def script() -> str:
+    """The figure script with its stylesheet inlined and a version stamp (same text every call)."""
+    folder = resources.files("selfattn.figures")
+    js = folder.joinpath("figures.js").read_text(encoding="utf-8")
+    css = folder.joinpath("figures.css").read_text(encoding="utf-8")
+    version = hashlib.sha256((js + css).encode()).hexdigest()[:12]
+    css = " ".join(line.strip() for line in css.splitlines() if line.strip())
+    js = "\n".join(line.strip() for line in js.splitlines() if line.strip() and not _is_comment(line))
+    return js.replace('"__CSS__"', json.dumps(css)).replace("__VERSION__", version)
+
+
+def _is_comment(line: str) -> bool:
+    return line.lstrip().startswith("//")
+
+
+def rounded(values, digits: int = 3):
+    """Nested lists of floats rounded to ``digits`` decimals; -inf and nan become None (JSON null)."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim > 0:
+        return [rounded(row, digits) for row in array]
+    value = float(array)
+    return round(value, digits) if math.isfinite(value) else None
+
+
+def shown(char: str) -> str:
+    """A character as a figure labels it: newline and space made visible."""
+    return {"\n": "↵", " ": "␣", "\t": "⇥"}.get(char, char)
+
+
+class InteractiveFigure:
+    """A figure a notebook shows as HTML (web) or PNG (PDF), built from one set of data.
+
+    ``kind`` names the view in ``figures.js``; ``data`` is what the view and
+    ``draw`` both render; ``title`` is the visible caption and ``description``
+    the text alternative screen readers get.
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        data: dict,
+        title: str,
+        description: str,
+        draw: Callable[[MplFigure, dict], None],
+        size: tuple[float, float] = (6.4, 3.6),
+    ) -> None:
+        self.kind, self.data, self.title, self.description = kind, data, title, description
+        self._draw, self._size = draw, size
+        self._png: bytes | None = None
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} figure: {self.title}>"
+
+    def data_json(self) -> str:
+        """The embedded data, safe inside a ``<script>`` element."""
+        text = json.dumps(self.data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+    def to_html(self) -> str:
+        """The interactive view: the figure's markup, its data, then the shared script."""
+        uid = "sa-" + uuid.uuid4().hex[:10]
+        title, description = html.escape(self.title), html.escape(self.description)
+        return (
+            f'<figure class="sa-fig" id="{uid}" data-kind="{self.kind}" '
+            f'aria-labelledby="{uid}-t" aria-describedby="{uid}-d">'
+            f'<figcaption class="sa-title" id="{uid}-t">{title}</figcaption>'
+            f'<p class="sa-sr" id="{uid}-d">{description}</p>'
+            '<div class="sa-body"><p class="sa-fallback">This interactive figure needs JavaScript; '
+            "the description above gives what it shows.</p></div>"
+            f'<script type="application/json" class="sa-data">{self.data_json()}</script>'
+            "</figure>"
+            f"<script data-selfattn-figures>{script()}</script>"
+        )
+
+    def to_png(self) -> bytes:
+        """The static rendering (cached): the same data drawn with matplotlib."""
+        if self._png is None:
+            with mpl.rc_context():
+                use_book_style()
+                fig = MplFigure(figsize=self._size, dpi=PNG_DPI, layout="constrained")
+                self._draw(fig, self.data)
+                buffer = io.BytesIO()
+                FigureCanvasAgg(fig).print_png(buffer)
+            self._png = buffer.getvalue()
+        return self._png
+
+    def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
+        return {
+            "text/html": self.to_html(),
+            "image/png": base64.b64encode(self.to_png()).decode("ascii"),
+            "text/plain": f"{self.title}. {self.description}",
+        }
