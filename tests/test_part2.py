@@ -1,0 +1,364 @@
+"""What "Self-attention in six steps", "The attention language model" and "Parameters vs
+intermediates" claim, checked on the package's real models and on the built pages."""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+import time
+
+import pytest
+import torch
+import torch.nn as nn
+from torch.nn import functional as F
+
+from conftest import code_blocks, page_text
+from selfattn import (
+    AttentionLanguageModel,
+    BigramLanguageModel,
+    ConfigError,
+    Head,
+    TrainConfig,
+    fit,
+    get_batch,
+    make_model,
+    train,
+)
+from selfattn.anatomy import stages
+
+V = 65
+# the chapters' run: one head, n_embd = head_size = 32, lr 1e-3, 5000 steps
+SETUP = TrainConfig(n_embd=32, head_size=32, learning_rate=1e-3, max_iters=5000, eval_interval=500)
+# the defaults of the "try it" cell
+TRY_IT = TrainConfig(
+    block_size=8, n_embd=32, head_size=32, learning_rate=1e-2, max_iters=500, eval_interval=100
+)
+TEXT = "the king"
+
+
+def embed(model: AttentionLanguageModel, idx: torch.Tensor) -> torch.Tensor:
+    """The head's input x = tok_emb + pos_emb for ids (B, T)."""
+    with torch.no_grad():
+        T = idx.shape[1]
+        return model.token_embedding_table(idx) + model.position_embedding_table(torch.arange(T))  # (B, T, C)
+
+
+def peakiness(scores: torch.Tensor) -> tuple[float, float, float]:
+    """Mean largest weight, mean entropy and mean sum of p(1 - p) of softmax over the last axis."""
+    p = F.softmax(scores, dim=-1)
+    entropy = -(p * p.clamp_min(1e-12).log()).sum(dim=-1)
+    room = (p * (1 - p)).sum(dim=-1)
+    return p.max(dim=-1).values.mean().item(), entropy.mean().item(), room.mean().item()
+
+
+@pytest.fixture(scope="module")
+def newborn() -> AttentionLanguageModel:
+    return make_model("attention", V, SETUP)
+
+
+@pytest.fixture(scope="module")
+def val_rows(corpus, newborn):
+    """The chapters' 256 validation sequences (seed 1)."""
+    idx, _ = get_batch(corpus.val, 256, 8, torch.Generator().manual_seed(1))
+    return idx
+
+
+@pytest.fixture(scope="module")
+def trained(corpus):
+    """The chapters' attention run, with a copy of the weights it started from."""
+    model = make_model("attention", V, SETUP)
+    before = {name: p.detach().clone() for name, p in model.named_parameters()}
+    history = train(model, corpus.train, corpus.val, SETUP)
+    return model, before, history
+
+
+@pytest.fixture(scope="module")
+def bigram():
+    return fit("bigram", TrainConfig())
+
+
+@pytest.fixture
+def one_thread():
+    """Generation, like training, is fastest on one thread for these tiny models."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+# --- Self-attention in six steps ------------------------------------------------------------------------
+
+
+def test_wei_rows_sum_to_one_and_the_future_is_masked(corpus, newborn):
+    idx = torch.tensor([corpus.tokenizer.encode(TEXT)])  # (1, 8)
+    x = embed(newborn, idx)
+    st = stages(newborn.sa_head, x)
+    upper = torch.triu(torch.ones(8, 8, dtype=torch.bool), diagonal=1)
+    assert torch.allclose(st.scaled, st.raw * 32**-0.5)
+    assert torch.isneginf(st.masked[0, upper]).all() and torch.isfinite(st.masked[0, ~upper]).all()
+    assert torch.allclose(st.wei.sum(dim=-1), torch.ones(1, 8))
+    assert (st.wei[0, upper] == 0).all() and (st.wei[0, ~upper] > 0).all()
+    assert st.wei[0, 0, 0] == 1
+    assert torch.allclose(st.out, newborn.sa_head(x), atol=1e-6)
+    # out[0] is a copy of v[0]; every other row is a mixture, far from any single value row
+    assert torch.allclose(st.out[0, 0], st.v[0, 0])
+    for t in range(1, 8):
+        assert (st.v[0] - st.out[0, t]).norm(dim=-1).min() > 1.0
+    # a newborn head's rows are soft: no weight beyond row 0 comes close to 1
+    assert st.wei[0, 1:].max() < 0.8
+
+
+def test_the_averaging_trick(newborn, corpus):
+    a = torch.tril(torch.ones(3, 3))
+    a = a / a.sum(dim=1, keepdim=True)
+    c = a @ torch.tensor([[2.0, 7.0], [6.0, 4.0], [6.0, 5.0]])
+    assert torch.allclose(c[1], torch.tensor([4.0, 5.5]))
+    tril = newborn.sa_head.tril
+    uniform = torch.zeros(8, 8).masked_fill(tril == 0, float("-inf")).softmax(dim=-1)
+    assert torch.allclose(uniform, tril / tril.sum(dim=1, keepdim=True))
+    x = torch.randn(8, 32)
+    assert torch.allclose(uniform @ x, x.cumsum(0) / torch.arange(1, 9).unsqueeze(1), atol=1e-6)
+
+
+def test_generate_crops_to_the_context_window(newborn):
+    seen = []
+    hook = newborn.register_forward_pre_hook(lambda m, args: seen.append(args[0].shape[1]))
+    newborn.generate(torch.zeros((1, 1), dtype=torch.long), 12, torch.Generator().manual_seed(0))
+    hook.remove()
+    assert seen == [1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8, 8]
+
+
+def test_targets_never_reach_the_logits(corpus, newborn):
+    xb, yb = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(0))
+    logits, loss = newborn(xb, yb)
+    other_logits, other_loss = newborn(xb, torch.zeros_like(yb))
+    assert torch.equal(logits, other_logits) and loss != other_loss
+
+
+def test_spread_of_scores_grows_like_sqrt_head_size():
+    """The chapter's random study: same seed, same sizes."""
+    generator = torch.Generator().manual_seed(0)
+    maxima = []
+    for hs in [2, 8, 32, 128, 512]:
+        q = torch.randn(4000, 1, hs, generator=generator)
+        k = torch.randn(4000, 8, hs, generator=generator)
+        raw = (q @ k.transpose(-2, -1)).squeeze(1)  # (4000, 8)
+        assert raw.std().item() == pytest.approx(math.sqrt(hs), rel=0.03)
+        assert (raw * hs**-0.5).std().item() == pytest.approx(1.0, abs=0.03)
+        (m_raw, h_raw, _), (m_scaled, h_scaled, _) = peakiness(raw), peakiness(raw * hs**-0.5)
+        assert 0.3 < m_scaled < 0.4 and h_scaled > 1.6, "scaled rows stay soft at every size"
+        maxima.append(m_raw)
+        if hs == 32:
+            assert m_raw > 0.75 and h_raw < 0.6, "unscaled rows at head_size 32 are nearly one-hot"
+    assert maxima == sorted(maxima) and maxima[-1] > 0.9
+
+
+def test_the_real_head_without_the_scale_starts_saturated(newborn, val_rows):
+    st = stages(newborn.sa_head, embed(newborn, val_rows))
+    raw, scaled = st.raw[:, -1, :], st.scaled[:, -1, :]  # (256, 8)
+    assert raw.std() > 2.5 and scaled.std() < 1.0
+    m_raw, h_raw, room_raw = peakiness(raw)
+    m_scaled, h_scaled, room_scaled = peakiness(scaled)
+    assert m_raw > 0.6 and h_raw < 1.0 < math.log(8) and room_raw < 0.5
+    assert m_scaled < 0.35 and h_scaled > 1.7 and room_scaled > 0.75
+
+
+# --- The attention language model -----------------------------------------------------------------------
+
+
+def test_loss_by_hand_and_untrained_loss_near_ln_65(corpus, newborn):
+    xb, yb = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(0))
+    logits, loss = newborn(xb, yb)
+    probs = F.softmax(logits.view(256, V), dim=-1)
+    by_hand = -probs[torch.arange(256), yb.reshape(256)].log().mean()
+    assert torch.allclose(by_hand, loss)
+    assert abs(loss.item() - math.log(V)) < 0.15
+    assert logits.std() < 0.5, "small logits: nearly uniform probabilities"
+    torch.manual_seed(1337)
+    _, bigram_loss = BigramLanguageModel(V)(xb, yb)
+    assert bigram_loss > loss + 0.3, "the untrained bigram model starts further from ln 65"
+
+
+def test_attention_training_crosses_the_bigram_line(trained, bigram):
+    _, _, history = trained
+    _, bigram_history = bigram
+    line = bigram_history.final_val
+    assert line == pytest.approx(2.493, abs=0.02)
+    assert history.final_val == pytest.approx(2.407, abs=0.03)
+    assert history.final_val < line - 0.05
+    crossing = next(s for s, v in zip(history.steps, history.val_loss, strict=True) if v < line)
+    assert 0 < crossing <= 3000
+    assert all(v < line for s, v in zip(history.steps, history.val_loss, strict=True) if s >= crossing), (
+        "stays below"
+    )
+
+
+def test_attention_writes_more_real_words(corpus, trained, bigram, one_thread):
+    known = set(re.findall(r"[A-Za-z']+", corpus.tokenizer.decode(corpus.train.tolist())))
+    shares = {}
+    for name, model in [("bigram", bigram[0]), ("attention", trained[0])]:
+        ids = model.generate(torch.zeros((1, 1), dtype=torch.long), 5000, torch.Generator().manual_seed(1337))
+        words = re.findall(r"[A-Za-z']+", corpus.tokenizer.decode(ids[0].tolist()))
+        shares[name] = sum(w in known for w in words) / len(words)
+    assert shares["attention"] > shares["bigram"] + 0.02
+
+
+def test_try_it_defaults_are_quick_and_end_near_the_bigram_line(bigram):
+    start = time.perf_counter()
+    _, history = fit("attention", TRY_IT)
+    seconds = time.perf_counter() - start
+    assert seconds < 60, f"the try-it cell should take seconds, took {seconds:.0f} s"
+    assert abs(history.final_val - bigram[1].final_val) < 0.1
+
+
+@pytest.mark.parametrize(
+    ("mistake", "message"),
+    [
+        ({"head_size": 0}, "head_size=0: head_size must be at least 1."),
+        ({"learning_rate": 3.0}, "learning_rate=3.0: learning_rate must be a finite number greater than 0"),
+        ({"block_size": 8.5}, "block_size=8.5 (float): block_size must be a whole number"),
+    ],
+)
+def test_the_chapters_mistakes_raise_clear_messages(mistake, message):
+    with pytest.raises(ConfigError) as caught:
+        TrainConfig(**mistake)
+    assert message in str(caught.value)
+
+
+# --- Parameters vs intermediates ------------------------------------------------------------------------
+
+
+def test_parameter_counts_and_the_miscounted_table(newborn):
+    counts = {name: p.numel() for name, p in newborn.named_parameters()}
+    assert counts == {
+        "token_embedding_table.weight": 2080,
+        "position_embedding_table.weight": 256,
+        "sa_head.key.weight": 1024,
+        "sa_head.query.weight": 1024,
+        "sa_head.value.weight": 1024,
+        "lm_head.weight": 2080,
+        "lm_head.bias": 65,
+    }
+    assert sum(counts.values()) == 7553
+    assert sum(p.numel() for p in BigramLanguageModel(V).parameters()) == 4225
+    table_terms = 2080 + 256 + 1024 * 3 + 2080  # the tutorial's table, summed correctly
+    assert table_terms == 7488 and 9488 - table_terms == 2000
+    assert table_terms + counts["lm_head.bias"] == 7553
+
+
+def test_tril_is_a_buffer_and_intermediates_are_not_saved(newborn):
+    assert [name for name, _ in newborn.named_buffers()] == ["sa_head.tril"]
+    assert "sa_head.tril" in newborn.state_dict()
+    assert "sa_head.tril" not in dict(newborn.named_parameters())
+    assert not newborn.sa_head.tril.requires_grad
+    saved = set(newborn.state_dict())
+    assert not any(re.search(r"\b(q|k|v|wei|out)\b", name) for name in saved)
+    optimizer = torch.optim.AdamW(newborn.parameters())
+    assert all(p is not newborn.sa_head.tril for group in optimizer.param_groups for p in group["params"])
+
+
+def test_head_size_is_free_and_four_small_heads_cost_one_big_one():
+    for hs in (8, 16, 32, 64):
+        model = make_model("attention", V, TrainConfig(n_embd=32, head_size=hs))
+        assert sum(p.numel() for p in model.parameters()) == V * 32 + 8 * 32 + 3 * 32 * hs + hs * V + V
+    one = sum(p.numel() for p in Head(32, 32, 8).parameters())
+    four = sum(p.numel() for p in nn.ModuleList(Head(32, 8, 8) for _ in range(4)).parameters())
+    assert one == four == 3072
+    assert sum(p.numel() for p in nn.Softmax(dim=-1).parameters()) == 0
+
+
+def test_training_changes_every_parameter_and_sharpens_attention(corpus, trained, val_rows):
+    model, before, _ = trained
+    change = {
+        name: ((p.detach() - before[name]).norm() / before[name].norm()).item()
+        for name, p in model.named_parameters()
+    }
+    assert min(change, key=change.get) == "position_embedding_table.weight", "the position table moves least"
+    for name in ("sa_head.query.weight", "sa_head.key.weight", "sa_head.value.weight", "lm_head.weight"):
+        assert change[name] > 1.0, f"{name} changed by more than its own initial size"
+        assert dict(model.named_parameters())[name].std() > before[name].std(), f"{name} grew"
+    assert torch.equal(model.sa_head.tril, torch.tril(torch.ones(8, 8))), "the buffer is untouched"
+    fresh = make_model("attention", V, SETUP)
+    last_before = stages(fresh.sa_head, embed(fresh, val_rows)).wei[:, -1, :]  # (256, 8)
+    last_after = stages(model.sa_head, embed(model, val_rows)).wei[:, -1, :]
+    assert last_before.max(dim=-1).values.mean() < 0.35 < 0.7 < last_after.max(dim=-1).values.mean()
+    assert last_after[:, -2:].sum(dim=-1).mean() > 0.8 > 0.4 > last_before[:, -2:].sum(dim=-1).mean()
+
+
+# --- the built pages ------------------------------------------------------------------------------------
+
+
+def _reader_text(path) -> str:
+    """The page's visible text, without spaces before punctuation (glued values are spans)."""
+    return re.sub(r"\s+([.,:;)%])", r"\1", page_text(path))
+
+
+def _figure_alts(path) -> list[str]:
+    images = re.findall(r"<img\b[^>]*>", path.read_text(encoding="utf-8"))
+    return [re.search(r'\balt="([^"]*)"', img).group(1) for img in images if "_images/" in img]
+
+
+def _shows_source(path, obj) -> bool:
+    source = inspect.cleandoc(inspect.getsource(obj))
+    return any(inspect.cleandoc(block) == source for block in code_blocks(path))
+
+
+@pytest.mark.slow
+def test_six_steps_page(built_book, corpus, newborn, val_rows):
+    path = built_book / "book" / "six-steps.html"
+    text = _reader_text(path)
+    assert "Traceback" not in text
+    assert "the smallest row sum is 1.0000, the largest 1.0000" in text
+    assert "its single weight is 1.0" in text
+    st = stages(newborn.sa_head, embed(newborn, val_rows))
+    m_raw, h_raw, room_raw = peakiness(st.raw[:, -1, :])
+    m_scaled, h_scaled, room_scaled = peakiness(st.scaled[:, -1, :])
+    assert f"the largest weight in a row averages {m_raw:.2f} and the entropy is {h_raw:.2f}" in text
+    assert f"the largest weight {m_scaled:.2f}, the entropy {h_scaled:.2f} and the room to learn" in text
+    assert f"drops to {room_raw:.2f}" in text and f"room to learn {room_scaled:.2f}" in text
+    assert re.search(r"raw scores spread by 5\.\d\d, close to", text)
+    assert "uniform @ x[0] equals the running mean: True" in text
+    assert "same logits: True" in text
+    assert "sum of weight × value equals out[5]: True" in text
+    assert "row 0 (t): largest weight 1.00, distance to nearest v row 0.00" in text
+    for obj in (Head, Head.__init__):
+        assert _shows_source(path, obj), f"the page shows the package's {obj.__qualname__} unchanged"
+    alts = _figure_alts(path)
+    assert len(alts) == 2 and all(len(alt) > 80 for alt in alts)
+    assert "minus infinity" in alts[0]
+
+
+@pytest.mark.slow
+def test_attention_model_page(built_book, trained, bigram):
+    path = built_book / "book" / "attention-model.html"
+    text = _reader_text(path)
+    assert "Traceback" not in text
+    attention_val, bigram_val = trained[2].final_val, bigram[1].final_val
+    assert f"The bigram model ends at a validation loss of {bigram_val:.3f}" in text
+    assert f"ends at {attention_val:.3f}, lower by {bigram_val - attention_val:.3f}" in text
+    assert f"attention: val loss {attention_val:.4f}" in text
+    assert "flattened: (256, 65) (256,)" in text
+    assert "ConfigError: head_size=0: head_size must be at least 1." in text
+    assert "# Hyperparameters: change them and re-run" in text
+    for obj in (AttentionLanguageModel, BigramLanguageModel.forward, Head.forward):
+        assert _shows_source(path, obj), f"the page shows the package's {obj.__qualname__} unchanged"
+    alts = _figure_alts(path)
+    assert len(alts) == 2 and all("bigram" in alt for alt in alts)
+
+
+@pytest.mark.slow
+def test_parameters_page(built_book, trained):
+    path = built_book / "book" / "parameters.html"
+    text = _reader_text(path)
+    assert "Traceback" not in text
+    assert "In all, 7 tensors holding 7,553 numbers, against the bigram model's 4,225" in text
+    assert "its own terms add up to 7,488, not 9,488: a slip of exactly 2,000" in text
+    assert "leaving out the 65 numbers of lm_head.bias" in text
+    assert "the total is 7,553, exactly what model.parameters() reports" in text
+    assert "tril is a parameter: False" in text and "tril is saved with the model: True" in text
+    assert "one head of 32: 3072 parameters" in text and "four heads of 8: 3072 parameters" in text
+    assert f"val loss {trained[2].final_val:.4f} after 5000 steps" in text
+    assert re.search(r"after training it averages 0\.[789]\d", text)
+    alts = _figure_alts(path)
+    assert len(alts) == 2 and all(len(alt) > 80 for alt in alts)
