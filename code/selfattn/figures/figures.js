@@ -66,10 +66,14 @@
     var i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
     return stops[i].map(function (c, k) { return Math.round(c + f * (stops[i + 1][k] - c)); });
   }
-  function paint(node, rgb) {
-    var light = 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] > 140;
+  function paint(node, rgb) {  // black or white text, whichever contrasts more (WCAG)
+    var lum = rgb.map(function (c) {
+      c /= 255;
+      return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+    });
+    var L = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
     node.style.background = "rgb(" + rgb.join(",") + ")";
-    node.style.color = light ? "#111" : "#fff";
+    node.style.color = (L + 0.05) / 0.05 > 1.05 / (L + 0.05) ? "#000" : "#fff";
     return node;
   }
   function signed(x, scale) {
