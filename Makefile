@@ -20,5 +20,11 @@ book: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -ra
 
+## live: build the site into _build/live with its live code on a local Jupyter server
+## (127.0.0.1, random token, only this site's origin allowed), serve it and print the URL
+.PHONY: live
+live: $(STAMP)
+	$(BIN)/python tools/live.py
+
 clean:
 	rm -rf _build

@@ -1,0 +1,120 @@
+"""Live code: a chapter's cells become editable and runnable in the reader's browser.
+
+The pages load thebe 0.9.3 (sphinx-thebe 0.3.1 would load 0.8.2, which readers can no longer
+get from npm) through this extension's own loader, ``live_code_static/live-code.js``. The
+kernel comes from Binder, built from the repository and branch named once in ``_config.yml``
+(``repository: url/branch``), or, for ``make live``, from a Jupyter server on this machine.
+
+Configuration (``_config.yml`` under ``sphinx: config:``):
+
+- ``live_code_thebe_url``: where the thebe bundle is loaded from (unpkg by default).
+- ``live_code_setup``: code run silently in every new kernel before the ``thebe-init`` cells.
+- ``live_code_server_info``: empty for Binder. Otherwise the site-relative URL of a JSON
+  document ``{"baseUrl": ..., "token": ...}`` naming a Jupyter server; ``make live`` serves it
+  from memory so the token never lands in a file. The environment variable
+  ``LIVE_CODE_SERVER_INFO`` overrides it for one build.
+
+The extension also keeps sphinx-thebe (loaded by Jupyter Book) from adding its own assets: its
+inline script is registered late and ends up on every page twice, which throws "Identifier
+'THEBE_JS_URL' has already been declared". Assets registered here at ``config-inited`` appear
+once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import posixpath
+import re
+from pathlib import Path
+from typing import Any
+
+import sphinx_thebe
+from sphinx.application import Sphinx
+from sphinx.config import Config
+
+THEBE_VERSION = "0.9.3"
+THEBE_URL = f"https://unpkg.com/thebe@{THEBE_VERSION}/lib/index.js"
+DEFAULT_BINDERHUB = "https://mybinder.org"
+SERVER_INFO_ENV = "LIVE_CODE_SERVER_INFO"
+STATIC = Path(__file__).with_name("live_code_static")
+
+
+def _drop_sphinx_thebe_assets(app: Sphinx) -> None:
+    """Keep sphinx-thebe's config value (the theme reads it) but none of its page assets."""
+    unwanted = {sphinx_thebe.st_static_path, sphinx_thebe.init_thebe_core, sphinx_thebe.update_thebe_context}
+    for listeners in app.events.listeners.values():
+        for listener in list(listeners):
+            if listener.handler in unwanted:
+                app.disconnect(listener.id)
+    app.registry.css_files[:] = [css for css in app.registry.css_files if css[0] != "sphinx-thebe.css"]
+
+
+def _register_assets(app: Sphinx, config: Config) -> None:
+    override = os.environ.get(SERVER_INFO_ENV)
+    if override is not None:
+        config.live_code_server_info = override
+    config.html_static_path.append(str(STATIC))
+    app.add_css_file("live-code.css")
+    app.add_js_file("live-code.js", loading_method="defer")
+
+
+def _binder_repo(repository_url: str) -> str:
+    """``org/name`` of a GitHub repository URL."""
+    match = re.search(r"github\.com[/:]([^/]+/[^/]+?)(?:\.git)?/?$", repository_url)
+    if not match:
+        raise ValueError(f"live code needs a GitHub repository URL for Binder, got {repository_url!r}")
+    return match.group(1)
+
+
+def _kernel_name(metadata: dict[str, Any]) -> str | None:
+    kernelspec = metadata.get("kernelspec")
+    if isinstance(kernelspec, str):
+        kernelspec = json.loads(kernelspec)
+    return kernelspec.get("name") if kernelspec else None
+
+
+def page_config(app: Sphinx, pagename: str) -> dict[str, Any] | None:
+    """What the loader needs on one page, or None for a page without a kernel."""
+    kernel = _kernel_name(app.env.metadata.get(pagename, {}))
+    if kernel is None:
+        return None
+    theme = app.config.html_theme_options
+    launch = theme.get("launch_buttons", {})
+    path_to_book = theme.get("path_to_docs", "").strip("/")
+    return {
+        "thebeUrl": app.config.live_code_thebe_url,
+        "binder": {
+            "repo": _binder_repo(theme.get("repository_url", "")),
+            "ref": theme.get("repository_branch") or "main",
+            "binderUrl": (launch.get("binderhub_url") or DEFAULT_BINDERHUB).rstrip("/"),
+            "repoProvider": "github",
+        },
+        "serverInfo": app.config.live_code_server_info,
+        "kernelName": kernel,
+        "path": posixpath.join(path_to_book, posixpath.dirname(pagename)) or "/",
+        "setup": app.config.live_code_setup,
+    }
+
+
+def _add_page_config(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    if doctree is None or "body" not in context:
+        return
+    config = page_config(app, pagename)
+    if config is None:
+        return
+    payload = json.dumps(config).replace("</", "<\\/")
+    context["body"] += f'\n<script type="application/json" id="live-code-config">{payload}</script>\n'
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.setup_extension("sphinx_thebe")
+    _drop_sphinx_thebe_assets(app)
+    app.add_config_value("live_code_thebe_url", THEBE_URL, "html")
+    app.add_config_value("live_code_setup", "", "html")
+    app.add_config_value("live_code_server_info", "", "html")
+    app.connect("config-inited", _register_assets)
+    app.connect("html-page-context", _add_page_config)
+    return {"version": THEBE_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}

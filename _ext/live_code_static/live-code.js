@@ -1,0 +1,435 @@
+/*
+ * Live code for the book's chapter pages, on thebe 0.9.3.
+ *
+ * The button under the page title (and the theme's "Live Code" launch button) starts it:
+ * load thebe, turn every code cell into an editor with its own output area, connect to a
+ * Jupyter server (Binder, or the local one `make live` starts), start Python, run the
+ * configured setup code and the cells tagged `thebe-init`. The button says what is happening
+ * in plain words; on a failure it says what went wrong and becomes a "try again" button.
+ *
+ * Running a cell first runs the cells above it that have not run in this kernel yet, so the
+ * variables a cell uses exist, just as when the book was built.
+ */
+(() => {
+  "use strict";
+
+  const LABEL = "Live Code: edit and run this page's code";
+  const TICK_MS = 1000;
+  // No word from Binder for this long means it stopped answering.
+  const BINDER_STALL_MS = 5 * 60 * 1000;
+  const LOCAL_STALL_MS = 30 * 1000;
+  const KERNEL_START_MS = 2 * 60 * 1000;
+  const GLUE_PREFIX = "application/papermill.record/";
+
+  const state = {
+    phase: "idle", // idle | loading | connecting | starting | setup | ready | failed
+    config: null,
+    options: null,
+    notebook: null,
+    session: null,
+    cells: [], // thebe cells in page order, each {cell, run, init}
+    ran: new Set(), // ids of cells run in the current kernel
+    prepared: false, // setup code ran in the current kernel
+    queue: Promise.resolve(),
+    ready: null, // promise: the kernel is ready, or the launch failed
+    settle: null,
+    startedAt: 0,
+    lastNews: 0,
+    detail: "",
+    ticker: null,
+  };
+
+  // ---------------------------------------------------------------- the status button
+
+  function pageConfig() {
+    const el = document.getElementById("live-code-config");
+    return el ? JSON.parse(el.textContent) : null;
+  }
+
+  function button() {
+    let btn = document.querySelector(".thebe-launch-button");
+    if (!btn) {
+      const title = document.querySelector("section h1");
+      if (!title) return null;
+      title.insertAdjacentHTML("afterend", "<button class='thebe-launch-button'></button>");
+      btn = title.nextElementSibling;
+    }
+    if (!btn.classList.contains("live-code-button")) {
+      btn.classList.add("live-code-button");
+      btn.type = "button";
+      btn.removeAttribute("onclick");
+      btn.addEventListener("click", () => start());
+      btn.innerHTML = "<span class='live-code-text'></span><span class='live-code-clock'></span>";
+      show("idle", LABEL);
+    }
+    return btn;
+  }
+
+  function clock() {
+    const s = Math.floor((Date.now() - state.startedAt) / 1000);
+    return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+  }
+
+  function show(phase, text) {
+    state.phase = phase;
+    const btn = button();
+    if (!btn) return;
+    btn.dataset.state = phase;
+    btn.disabled = !(phase === "idle" || phase === "failed");
+    btn.querySelector(".live-code-text").textContent = text;
+    btn.title = phase === "failed" ? "Click to try again" : text;
+    const waiting = phase === "loading" || phase === "connecting" || phase === "starting";
+    if (waiting && !state.ticker) {
+      state.ticker = setInterval(tick, TICK_MS);
+    } else if (!waiting && state.ticker) {
+      clearInterval(state.ticker);
+      state.ticker = null;
+    }
+    btn.querySelector(".live-code-clock").textContent = waiting ? ` (${clock()})` : "";
+  }
+
+  function tick() {
+    const btn = button();
+    if (btn) btn.querySelector(".live-code-clock").textContent = ` (${clock()})`;
+    const limit = state.config.serverInfo ? LOCAL_STALL_MS : BINDER_STALL_MS;
+    if (state.phase === "connecting" && Date.now() - state.lastNews > limit) {
+      fail(
+        state.config.serverInfo
+          ? "The local Jupyter server stopped answering. Is `make live` still running? Click to try again."
+          : "Binder stopped answering (mybinder.org may be busy). Click to try again."
+      );
+    }
+  }
+
+  function news(text) {
+    state.lastNews = Date.now();
+    if (state.phase === "connecting") show("connecting", text);
+  }
+
+  function fail(message) {
+    show("failed", message);
+    if (state.settle) state.settle(false);
+    state.settle = null;
+    state.ready = Promise.resolve(false);
+  }
+
+  // ---------------------------------------------------------------- loading thebe
+
+  function loadScript(url) {
+    return new Promise((resolve, reject) => {
+      const script = document.createElement("script");
+      script.src = url;
+      script.onload = resolve;
+      script.onerror = () => {
+        script.remove();
+        reject(new Error(`could not load ${url}`));
+      };
+      document.head.appendChild(script);
+    });
+  }
+
+  function loadStyle(url) {
+    return new Promise((resolve) => {
+      const link = document.createElement("link");
+      link.rel = "stylesheet";
+      link.href = url;
+      link.onload = link.onerror = resolve; // the cells work without it
+      document.head.appendChild(link);
+    });
+  }
+
+  async function loadThebe() {
+    if (window.thebe && window.thebe.bootstrap) return;
+    const url = state.config.thebeUrl;
+    await loadScript(url);
+    // thebe's own styles must come after its script, which injects the base styles.
+    await loadStyle(url.replace(/index\.js$/, "thebe.css"));
+    window.thebe.on("status", onStatus);
+    window.thebe.on("error", onError);
+  }
+
+  // ---------------------------------------------------------------- cells
+
+  // thebe pairs the n-th code cell with the n-th output area, so every cell with an editable
+  // input gets exactly one output area, added when the page has none (e.g. remove-output).
+  function markCells() {
+    const marked = [];
+    document.querySelectorAll("div.cell").forEach((cell) => {
+      const source = cell.querySelector(".cell_input pre");
+      if (!source) return;
+      let output = cell.querySelector(".cell_output");
+      if (!output) {
+        output = document.createElement("div");
+        output.className = "cell_output docutils container live-code-output";
+        cell.appendChild(output);
+      }
+      cell.querySelectorAll(".cell_input button.copybtn").forEach((b) => b.remove());
+      source.setAttribute("data-executable", "true");
+      source.setAttribute("data-language", "python");
+      output.setAttribute("data-output", "");
+      marked.push(cell);
+    });
+    return marked;
+  }
+
+  // myst-nb's glue() leaves records for the book build ("application/papermill.record/...");
+  // live, they have nothing to show: render them as empty plain-text outputs (hidden by CSS).
+  function hideGlueRecords(rendermime) {
+    const plain = rendermime.getFactory("text/plain");
+    const types = ["text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg",
+      "image/svg+xml", "application/json"].map((t) => GLUE_PREFIX + t);
+    rendermime.addFactory(
+      {
+        safe: true,
+        mimeTypes: types,
+        createRenderer: (options) => {
+          const renderer = plain.createRenderer(options);
+          renderer.renderModel = () => Promise.resolve();
+          renderer.addClass("live-code-glue");
+          return renderer;
+        },
+      },
+      0
+    );
+  }
+
+  function enqueue(job) {
+    const next = state.queue.then(job, job);
+    state.queue = next.catch(() => null);
+    return next;
+  }
+
+  async function prepareKernel() {
+    if (state.prepared) return;
+    state.prepared = true;
+    const code = state.config.setup;
+    if (!code) return;
+    const future = state.session.kernel.requestExecute({ code, silent: true, store_history: false });
+    const reply = await future.done;
+    if (reply.content.status !== "ok") console.warn("live code: the setup code failed", reply.content);
+  }
+
+  // Runs `entry`, first running the cells above it that have not run in this kernel.
+  async function runWithPrerequisites(entry, source) {
+    const ok = await state.ready;
+    if (!ok) {
+      entry.cell.setOutputText("Live code is not running: see the button under the page title.");
+      return null;
+    }
+    await prepareKernel();
+    const index = state.cells.indexOf(entry);
+    const pending = state.cells.slice(0, index).filter((e) => !state.ran.has(e.cell.id));
+    if (pending.length) {
+      const n = pending.length;
+      entry.cell.setOutputText(`Running the ${n} cell${n > 1 ? "s" : ""} above this one first...`);
+      for (const earlier of pending) {
+        const result = await earlier.run(earlier.cell.source);
+        state.ran.add(earlier.cell.id);
+        if (!result || result.error) {
+          entry.cell.setOutputText("A cell above this one stopped with an error: fix it, then run this cell again.");
+          return result;
+        }
+      }
+    }
+    const result = await entry.run(source);
+    state.ran.add(entry.cell.id);
+    return result;
+  }
+
+  function wrapCells(domCells) {
+    state.cells = domCells.map((dom) => {
+      const id = dom.querySelector("[data-thebe-id]").getAttribute("data-thebe-id");
+      const cell = state.notebook.getCellById(id);
+      const entry = { cell, run: cell.execute.bind(cell), init: dom.classList.contains("tag_thebe-init") };
+      cell.execute = (source) => enqueue(() => runWithPrerequisites(entry, source ?? cell.source));
+      return entry;
+    });
+  }
+
+  async function runInitCells() {
+    await prepareKernel();
+    let failed = false;
+    for (const entry of state.cells.filter((e) => e.init)) {
+      const result = await entry.run(entry.cell.source);
+      state.ran.add(entry.cell.id);
+      failed = failed || !result || Boolean(result.error);
+    }
+    return failed;
+  }
+
+  // ---------------------------------------------------------------- server and kernel
+
+  function words(message) {
+    const text = String(message || "");
+    if (state.config.serverInfo) {
+      return "Could not reach the local Jupyter server. Is `make live` still running? Click to try again.";
+    }
+    if (/failed to build|phase: failed/i.test(text)) {
+      return "Binder could not prepare this book's environment. Click to try again.";
+    }
+    return "Could not reach Binder (mybinder.org). Check your internet connection, then click to try again.";
+  }
+
+  function onStatus(_, data) {
+    if (data.subject !== "server" || state.phase !== "connecting") return;
+    const phase = (/Binder is: (\w+)/.exec(data.message || "") || [])[1];
+    const text = {
+      waiting: "Binder is waiting for a free machine...",
+      fetching: "Binder is fetching this book's repository...",
+      building: "Binder is preparing this book's environment (the first launch can take a few minutes)...",
+      built: "Binder has the environment ready...",
+      pushing: "Binder is storing the new environment...",
+      launching: "Binder is starting a Python server...",
+    }[phase];
+    if (data.status === "server-ready") news("Connected. Starting Python...");
+    else news(text || (state.config.serverInfo ? "Connecting to the local Jupyter server..." : "Connecting to Binder..."));
+  }
+
+  function onError(_, data) {
+    if (data.subject === "cell" || data.subject === "notebook") return; // a cell's own error shows in its output
+    if (state.phase === "connecting" || state.phase === "starting") fail(words(data.message));
+  }
+
+  function watchKernel(session) {
+    const kernel = session.kernel;
+    kernel.statusChanged.connect((_, status) => {
+      if (status === "restarting" || status === "autorestarting") {
+        state.ran.clear();
+        state.prepared = false;
+      } else if (status === "dead" && state.session === session) {
+        fail("Python stopped (the kernel died). Click to start a new one.");
+      }
+    });
+    kernel.connectionStatusChanged.connect((_, status) => {
+      if (status === "disconnected" && state.session === session && state.phase === "ready") {
+        fail("Lost the connection to Python. Click to reconnect.");
+      }
+    });
+  }
+
+  function withTimeout(promise, ms, message) {
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  async function serverOptions() {
+    const config = state.config;
+    const options = {
+      useBinder: !config.serverInfo,
+      requestKernel: false,
+      binderOptions: config.binder,
+      kernelOptions: { kernelName: config.kernelName, path: config.path },
+      mountRunButton: true,
+      mountRunAllButton: true,
+      mountRestartButton: true,
+      mountRestartAllButton: false, // thebe 0.9.3's "restart & run all" does not restart
+      codeMirrorConfig: {
+        mode: "python",
+        theme: document.documentElement.dataset.theme === "dark" ? "abcdef" : "default",
+        lineNumbers: false,
+        lineWrapping: true,
+      },
+    };
+    if (config.serverInfo) {
+      const root = document.documentElement.dataset.content_root || "";
+      const response = await fetch(new URL(root + config.serverInfo, document.baseURI), { cache: "no-store" });
+      if (!response.ok) throw new Error(`server info: ${response.status}`);
+      const { baseUrl, token } = await response.json();
+      options.serverSettings = { baseUrl, wsUrl: baseUrl.replace(/^http/, "ws"), token, appendToken: true };
+    }
+    return options;
+  }
+
+  function connect() {
+    const api = window.thebeCore.api;
+    const config = api.makeConfiguration(state.options, window.thebe.events);
+    return state.options.useBinder ? api.connectToBinder(config) : api.connectToJupyter(config);
+  }
+
+  async function launch() {
+    state.startedAt = state.lastNews = Date.now();
+    const btn = button();
+    btn.dataset.attempt = Number(btn.dataset.attempt || 0) + 1;
+    state.ready = new Promise((resolve) => {
+      state.settle = resolve;
+    });
+    show("loading", "Loading the live-code library...");
+    try {
+      await loadThebe();
+    } catch (err) {
+      console.warn("live code:", err);
+      return fail("Could not load the live-code library from unpkg.com. Check your internet connection, then click to try again.");
+    }
+
+    let server;
+    try {
+      show("connecting", state.config.serverInfo ? "Connecting to the local Jupyter server..." : "Connecting to Binder...");
+      if (!state.notebook) {
+        state.options = await serverOptions();
+        const domCells = markCells();
+        const { notebook, server: first } = await window.thebe.bootstrap(state.options);
+        state.notebook = notebook;
+        hideGlueRecords(notebook.rendermime);
+        wrapCells(domCells);
+        server = first;
+      } else {
+        if (state.config.serverInfo) state.options = await serverOptions();
+        server = connect();
+      }
+      await server.ready;
+    } catch (err) {
+      console.warn("live code:", err);
+      if (state.phase !== "failed") fail(words(err && err.message ? err.message : err));
+      return;
+    }
+    if (state.phase === "failed") return;
+
+    try {
+      show("starting", "Starting Python...");
+      const session = await withTimeout(
+        server.startNewSession(state.notebook.rendermime),
+        KERNEL_START_MS,
+        "the kernel did not start"
+      );
+      state.session = session;
+      state.ran.clear();
+      state.prepared = false;
+      state.notebook.attachSession(session);
+      watchKernel(session);
+    } catch (err) {
+      console.warn("live code:", err);
+      return fail("Python could not start on the server. Click to try again.");
+    }
+
+    show("setup", "Running the setup cells...");
+    state.settle(true);
+    state.settle = null;
+    const failed = await enqueue(runInitCells);
+    if (state.phase !== "setup") return;
+    show(
+      "ready",
+      failed
+        ? "Live, but a setup cell stopped with an error: see its output."
+        : "Live: edit any cell, then press run (or Shift+Enter)."
+    );
+  }
+
+  function start() {
+    if (state.phase !== "idle" && state.phase !== "failed") return;
+    state.config = pageConfig();
+    if (!state.config) return;
+    launch();
+  }
+
+  // ---------------------------------------------------------------- page set-up
+
+  window.initThebe = start; // the theme's "Live Code" launch button calls this
+  const ready = (fn) =>
+    document.readyState === "loading" ? document.addEventListener("DOMContentLoaded", fn) : fn();
+  ready(() => {
+    if (pageConfig() && document.querySelector("div.cell .cell_input pre")) button();
+  });
+})();

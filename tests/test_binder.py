@@ -1,0 +1,86 @@
+"""Binder's environment (binder/): what a reader's live kernel gets."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from importlib.metadata import packages_distributions
+from pathlib import Path
+
+import jupytext
+import pytest
+import torch
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+ROOT = Path(__file__).resolve().parents[1]
+BINDER = ROOT / "binder"
+# Installed in every Binder image by repo2docker itself, next to JupyterLab.
+BINDER_BASE = {"IPython", "ipykernel", "ipywidgets"}
+
+
+def binder_requirements() -> dict[str, Requirement]:
+    lines = (BINDER / "requirements.txt").read_text().splitlines()
+    specs = [line.split("#")[0].strip() for line in lines]
+    return {canonicalize_name(r.name): r for r in map(Requirement, (s for s in specs if s and s[0] != "-"))}
+
+
+def test_torch_is_the_cpu_build_the_book_is_tested_with():
+    text = (BINDER / "requirements.txt").read_text()
+    assert "--extra-index-url https://download.pytorch.org/whl/cpu" in text
+    pinned = binder_requirements()["torch"]
+    assert str(pinned.specifier) == f"=={torch.__version__}" and torch.__version__.endswith("+cpu")
+    assert "-e ." in text.splitlines(), "the book's package is installed from the repository"
+    python = f"python-{sys.version_info[0]}.{sys.version_info[1]}"
+    assert (BINDER / "runtime.txt").read_text().strip() == python
+
+
+def test_every_module_the_chapters_import_is_in_the_binder_environment():
+    provided = {canonicalize_name(name) for name in binder_requirements()} | {"selfattn"}
+    owners = packages_distributions()
+    missing = set()
+    for chapter in sorted((ROOT / "book").glob("*.md")):
+        notebook = jupytext.read(chapter, fmt="md:myst")
+        for cell in notebook.cells:
+            if cell.cell_type != "code":
+                continue
+            for module in re.findall(r"^\s*(?:from|import)\s+(\w+)", cell.source, flags=re.M):
+                if module in sys.stdlib_module_names or module in BINDER_BASE:
+                    continue
+                dists = {canonicalize_name(d) for d in owners.get(module, [module])}
+                if not dists & provided:
+                    missing.add(f"{chapter.name}: {module}")
+    assert not missing, f"add these to binder/requirements.txt: {sorted(missing)}"
+
+
+def run_post_build(home: Path, mirror: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in {"SELFATTN_CACHE", "TIKTOKEN_CACHE_DIR"}}
+    env.update(HOME=str(home), SELFATTN_DATA_MIRROR=str(mirror))
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    return subprocess.run(["bash", str(BINDER / "postBuild")], env=env, capture_output=True, text=True)
+
+
+@pytest.mark.skipif("SELFATTN_DATA_MIRROR" not in os.environ, reason="needs the offline data mirror")
+def test_post_build_fetches_the_data_and_opens_chapters_as_notebooks(tmp_path):
+    result = run_post_build(tmp_path, Path(os.environ["SELFATTN_DATA_MIRROR"]))
+    assert result.returncode == 0, result.stderr
+    cache = tmp_path / ".cache" / "selfattn"
+    assert (cache / "tinyshakespeare.txt").stat().st_size == 1_115_394
+    assert {p.name for p in (cache / "gpt2").iterdir()} == {"encoder.json", "vocab.bpe"}
+    assert len(list((cache / "tiktoken").iterdir())) == 2, "tiktoken's own cache is filled too"
+    labconfig = tmp_path / ".jupyter" / "labconfig" / "default_setting_overrides.json"
+    settings = json.loads(labconfig.read_text())
+    viewers = settings["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
+    assert viewers["markdown"] == viewers["myst"] == "Jupytext Notebook"
+
+
+def test_post_build_stops_at_the_first_failure(tmp_path):
+    empty_mirror = tmp_path / "mirror"
+    empty_mirror.mkdir()
+    result = run_post_build(tmp_path, empty_mirror)
+    assert result.returncode != 0
+    assert "tinyshakespeare.txt" in result.stderr
+    assert not (tmp_path / ".jupyter").exists(), "nothing after the failed step ran"

@@ -1,0 +1,274 @@
+"""Live code in a real browser, with no internet.
+
+Debian's headless Chromium (never a downloaded browser) opens the bigram chapter. Every request
+that is not to loopback is aborted, except thebe's files on unpkg.com, which are served from the
+npm package (installed into node_modules/ on first use). Two builds of the chapter:
+
+- local mode (what ``make live`` serves): Live Code connects to a Jupyter server on 127.0.0.1;
+  the reader edits the hyperparameter cell, runs it and the plot cell after it, sees a new loss
+  and a new figure, then types a bad value and sees the package's one-line message;
+- production mode (Binder): with the network blocked, the button says in plain words what went
+  wrong and offers to try again, and the page throws no JavaScript exception.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from selfattn import ConfigError, TrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "_ext")]
+import live  # noqa: E402
+from live_code import THEBE_VERSION  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+THEBE = ROOT / "node_modules" / "thebe"
+UNPKG = re.compile(rf"https://unpkg\.com/thebe@{re.escape(THEBE_VERSION)}/lib/([\w.\-]+)$")
+# The chapter alone (with the landing page): enough for live code, quick to build.
+TOC = "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/bigram\n"
+HYPERPARAMETERS = "# Hyperparameters"
+LAUNCH_TIMEOUT_MS = 120_000
+RUN_TIMEOUT_MS = 120_000
+
+
+@pytest.fixture(scope="module")
+def thebe_lib() -> Path:
+    """thebe's bundle from the npm registry, unpacked into node_modules/thebe (git-ignored)."""
+    if not (THEBE / "lib" / "index.js").is_file():
+        npm = shutil.which("npm")
+        assert npm, "the live-code tests need npm to fetch thebe (apt-get install npm)"
+        packed = THEBE.parent / f"thebe-{THEBE_VERSION}.tgz"
+        THEBE.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"], cwd=THEBE.parent, check=True)
+        unpack = ["tar", "-xzf", packed.name, "-C", "thebe", "--strip-components=1"]
+        subprocess.run(unpack, cwd=THEBE.parent, check=True)
+        packed.unlink()
+    assert f'"version": "{THEBE_VERSION}"' in (THEBE / "package.json").read_text()
+    return THEBE / "lib"
+
+
+@pytest.fixture(scope="module")
+def sites() -> dict[str, Path]:
+    """The chapter built for Binder and for a local server, in one folder one after the other.
+
+    The folder is kept between runs so the chapter's cells execute only once; the second build
+    only rewrites the pages.
+    """
+    out = Path(tempfile.gettempdir()) / "selfattn-live-test"
+    out.mkdir(exist_ok=True)
+    toc = out / "_toc.yml"
+    toc.write_text(TOC)
+    production = out / "production"
+    try:
+        html = live.build_site(out, toc=toc, local_server=False, quiet=True)
+        shutil.rmtree(production, ignore_errors=True)
+        shutil.copytree(html, production)
+        local = live.build_site(out, toc=toc, quiet=True)
+    except subprocess.CalledProcessError as err:
+        pytest.fail(f"the chapter did not build:\n{err.stdout[-4000:]}\n{err.stderr[-4000:]}")
+    return {"production": production, "local": local}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def offline_context(browser, thebe_lib: Path | None):
+    """A fresh context: loopback passes, thebe comes from the npm package, the rest is aborted."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    blocked: list[str] = []
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        host = re.match(r"\w+://([^/:]+)", url)
+        if host and host.group(1) in {"127.0.0.1", "localhost"}:
+            return request_route.continue_()
+        match = UNPKG.match(url)
+        if thebe_lib is not None and match and (thebe_lib / match.group(1)).is_file():
+            kind = "text/css" if url.endswith(".css") else "application/javascript"
+            return request_route.fulfill(path=str(thebe_lib / match.group(1)), content_type=kind)
+        blocked.append(url)
+        return request_route.abort()
+
+    context.route("**/*", route)
+    return context, blocked
+
+
+def open_chapter(context, origin: str):
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    page.goto(f"{origin}/book/bigram.html")
+    return page, errors
+
+
+def wait_for_state(page, states: set[str], timeout: float) -> str:
+    page.wait_for_function(
+        "(states) => states.includes(document.querySelector('.live-code-button').dataset.state)",
+        arg=sorted(states),
+        timeout=timeout,
+    )
+    return page.locator(".live-code-button").get_attribute("data-state")
+
+
+def hyperparameter_cell(page):
+    return page.locator("div.cell", has=page.locator(f".CodeMirror-code:has-text('{HYPERPARAMETERS}')"))
+
+
+def edit(cell, page, source: str) -> None:
+    """Type a new source into a live cell, as a reader would: select all, type."""
+    cell.locator(".CodeMirror").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.insert_text(source)
+    typed = cell.locator(".CodeMirror").evaluate("(el) => el.CodeMirror.getValue()")
+    assert typed == source
+
+
+def run(cell, expect_selector: str) -> None:
+    """Press the cell's run button and wait until its output shows ``expect_selector``."""
+    cell.locator(".thebe-run-button").click()
+    cell.locator(expect_selector).first.wait_for(timeout=RUN_TIMEOUT_MS)
+
+
+STDOUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']"
+ERROR = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+IMAGE = ".jp-OutputArea-output[data-mime-type='image/png'] img"
+
+
+def image_bytes(cell) -> bytes:
+    src = cell.locator(IMAGE).first.get_attribute("src")
+    assert src.startswith("data:image/png;base64,")
+    return base64.b64decode(src.split(",", 1)[1])
+
+
+def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, browser, tmp_path):
+    started = time.monotonic()
+    log_path = tmp_path / "jupyter.log"
+    with (
+        open(log_path, "w") as log,
+        live.serve_site(sites["local"]) as site,
+        live.jupyter_server(site.origin, log=log) as jupyter,
+    ):
+        site.point_at(jupyter)
+        context, blocked = offline_context(browser, thebe_lib)
+        page, errors = open_chapter(context, site.origin)
+        hyper = hyperparameter_cell(page)
+        built_output = page.locator("div.cell", has_text=HYPERPARAMETERS).locator(".cell_output").inner_text()
+        built_val = float(re.search(r"val loss (\d+\.\d+)", built_output).group(1))
+
+        page.locator(".live-code-button").click()
+        state = wait_for_state(page, {"ready", "failed"}, LAUNCH_TIMEOUT_MS)
+        assert state == "ready", page.locator(".live-code-button").inner_text()
+        launched = time.monotonic()
+        init = page.locator("div.cell.tag_thebe-init")
+        assert "65 distinct symbols" in init.locator(STDOUT).inner_text(), "the thebe-init cell ran live"
+
+        source = hyper.locator(".CodeMirror").evaluate("(el) => el.CodeMirror.getValue()")
+        assert "max_iters=3000" in source and "learning_rate=1e-2" in source
+        plot = hyper.locator("xpath=following-sibling::div[contains(@class, 'cell')][1]")
+
+        images = []
+        for max_iters in (300, 600):
+            edit(hyper, page, source.replace("max_iters=3000", f"max_iters={max_iters}"))
+            run(hyper, f"{STDOUT}:has-text('step {max_iters}:')")
+            live_val = float(re.search(r"val loss (\d+\.\d+)", hyper.locator(STDOUT).inner_text()).group(1))
+            assert 2.0 < live_val < 4.5 and live_val != built_val
+            previous = plot.locator(IMAGE).first.get_attribute("src") if images else None
+            plot.locator(".thebe-run-button").click()
+            page.wait_for_function(
+                "([cell, previous]) => { const img = cell.querySelector('.jp-OutputArea-output img');"
+                " return img !== null && img.getAttribute('src') !== previous; }",
+                arg=[plot.element_handle(), previous],
+                timeout=RUN_TIMEOUT_MS,
+            )
+            images.append(image_bytes(plot))
+        assert images[0][:8] == b"\x89PNG\r\n\x1a\n" and images[0] != images[1], "each run draws a new figure"
+
+        bad = source.replace("learning_rate=1e-2", "learning_rate=5")
+        with pytest.raises(ConfigError) as expected:
+            TrainConfig(learning_rate=5)
+        edit(hyper, page, bad)
+        run(hyper, ERROR)
+        shown = hyper.locator(".jp-OutputArea").inner_text()
+        assert f"ConfigError: {expected.value}" in shown
+        assert "Traceback" not in shown and "File " not in shown, "one clear line, no traceback"
+
+        assert errors == [], f"JavaScript exceptions: {errors}"
+        assert all("mathjax" in url.lower() for url in blocked), f"unexpected outside requests: {blocked}"
+        context.close()
+    log = log_path.read_text()
+    assert "Kernel started" in log
+    assert jupyter.token not in log, "the token never appears in the server's log"
+    for page_file in sites["local"].rglob("*.html"):
+        assert jupyter.token not in page_file.read_text(encoding="utf-8")
+    total = time.monotonic() - started
+    print(f"\nlive code ready {launched - started:.1f} s after the servers started; whole test {total:.1f} s")
+
+
+@pytest.mark.parametrize(
+    ("serve_thebe", "message"),
+    [
+        (True, "Could not reach Binder (mybinder.org). Check your internet connection"),
+        (False, "Could not load the live-code library from unpkg.com. Check your internet connection"),
+    ],
+    ids=["binder-unreachable", "thebe-unreachable"],
+)
+def test_production_page_offline_says_what_went_wrong(sites, thebe_lib, browser, serve_thebe, message):
+    with live.serve_site(sites["production"]) as site:
+        context, blocked = offline_context(browser, thebe_lib if serve_thebe else None)
+        page, errors = open_chapter(context, site.origin)
+        config = page.locator("#live-code-config").text_content()
+        assert '"serverInfo": ""' in config, "the production build uses Binder"
+        button = page.locator(".live-code-button")
+        assert button.get_attribute("data-state") == "idle"
+
+        # The theme's own "Live Code" entry (launch menu in the header) starts it too.
+        page.locator(".dropdown-launch-buttons button").first.click()
+        page.locator(".btn-launch-thebe").click()
+        assert wait_for_state(page, {"failed", "ready"}, LAUNCH_TIMEOUT_MS) == "failed"
+        assert message in button.inner_text()
+        assert "click to try again" in button.inner_text()
+        assert button.is_enabled()
+
+        assert button.get_attribute("data-attempt") == "1"
+        button.click()  # try again: it launches afresh and fails the same readable way
+        page.wait_for_function(
+            "() => { const b = document.querySelector('.live-code-button');"
+            " return b.dataset.attempt === '2' && b.dataset.state === 'failed'; }",
+            timeout=LAUNCH_TIMEOUT_MS,
+        )
+        assert message in button.inner_text()
+
+        expected_host = "mybinder.org" if serve_thebe else "unpkg.com"
+        assert any(expected_host in url for url in blocked), blocked
+        assert errors == [], f"JavaScript exceptions: {errors}"
+        context.close()

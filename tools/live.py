@@ -1,0 +1,188 @@
+"""Read the book with live code on this machine (``make live``).
+
+Builds the site into ``_build/live`` with Thebe pointed at a local Jupyter server, starts that
+server on 127.0.0.1 with a random token and ``allow_origin`` set to the site's origin, serves
+the site, and prints its URL. The token lives only in memory: the pages fetch it, with the
+server's address, from ``/_live/server.json``, which this process answers itself. It is never
+written to a file or printed.
+
+    .venv/bin/python tools/live.py [--port 8000] [--no-build]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER_INFO = "_live/server.json"  # site-relative; the pages fetch it (see _ext/live_code.py)
+SERVER_INFO_ENV = "LIVE_CODE_SERVER_INFO"
+
+
+def build_site(output: Path, toc: Path | None = None, local_server: bool = True, quiet: bool = False) -> Path:
+    """Build the book into ``output`` and return its HTML folder.
+
+    With ``local_server`` the pages' live code asks this tool for a Jupyter server; without, it
+    uses Binder, as the published site does.
+    """
+    command = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT)]
+    command += ["--path-output", str(output)] + (["--toc", str(toc)] if toc else [])
+    env = {name: value for name, value in os.environ.items() if name != SERVER_INFO_ENV}
+    if local_server:
+        env[SERVER_INFO_ENV] = SERVER_INFO
+    subprocess.run(command, check=True, cwd=ROOT, env=env, capture_output=quiet, text=True)
+    return output / "_build" / "html"
+
+
+class _SiteHandler(SimpleHTTPRequestHandler):
+    server_info: dict[str, str] | None = None
+
+    def do_GET(self) -> None:
+        if self.path.split("?")[0] != "/" + SERVER_INFO:
+            return super().do_GET()
+        if self.server_info is None:
+            return self.send_error(503, "The Jupyter server is not running yet")
+        body = json.dumps(self.server_info).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
+        pass
+
+
+@dataclass
+class SiteServer:
+    """The built site on 127.0.0.1, answering ``/_live/server.json`` from memory."""
+
+    httpd: ThreadingHTTPServer
+    handler: type[_SiteHandler]
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def point_at(self, jupyter: JupyterServer) -> None:
+        self.handler.server_info = {"baseUrl": jupyter.base_url, "token": jupyter.token}
+
+
+@contextlib.contextmanager
+def serve_site(html: Path, port: int = 0) -> Iterator[SiteServer]:
+    handler = type("SiteHandler", (_SiteHandler,), {})
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), partial(handler, directory=str(html)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield SiteServer(httpd, handler)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@dataclass
+class JupyterServer:
+    base_url: str
+    token: str
+    process: subprocess.Popen
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_until_up(server: JupyterServer, timeout: float) -> None:
+    headers = {"Authorization": f"token {server.token}"}
+    request = urllib.request.Request(server.base_url + "api/status", headers=headers)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"the Jupyter server exited with code {server.process.returncode}")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(request, timeout=2) as response:
+                if response.status == 200:
+                    return
+        time.sleep(0.2)
+    raise RuntimeError(f"the Jupyter server did not answer within {timeout:.0f} s")
+
+
+@contextlib.contextmanager
+def jupyter_server(origin: str, log: IO | None = None, timeout: float = 60) -> Iterator[JupyterServer]:
+    """A Jupyter server on 127.0.0.1 that accepts the site at ``origin``, with a random token.
+
+    Its config, runtime, data and IPython folders are private and temporary, so ``~/.jupyter``
+    is neither read nor written; the token reaches it through the environment.
+    """
+    token = secrets.token_urlsafe(32)
+    port = _free_port()
+    with tempfile.TemporaryDirectory(prefix="selfattn-jupyter-") as private:
+        env = {
+            **os.environ,
+            "JUPYTER_TOKEN": token,
+            "JUPYTER_CONFIG_DIR": f"{private}/config",
+            "JUPYTER_RUNTIME_DIR": f"{private}/runtime",
+            "JUPYTER_DATA_DIR": f"{private}/data",
+            "IPYTHONDIR": f"{private}/ipython",
+        }
+        command = [
+            sys.executable, "-m", "jupyter_server",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            "--ServerApp.open_browser=False",
+            f"--ServerApp.root_dir={ROOT}",
+            f"--ServerApp.allow_origin={origin}",
+        ]  # fmt: skip
+        if os.geteuid() == 0:
+            command.append("--ServerApp.allow_root=True")
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=log, cwd=ROOT)
+        server = JupyterServer(f"http://127.0.0.1:{port}/", token, process)
+        try:
+            _wait_until_up(server, timeout)
+            yield server
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=0, help="port for the site (default: any free port)")
+    parser.add_argument("--output", type=Path, default=ROOT / "_build" / "live", help="build folder")
+    parser.add_argument("--no-build", action="store_true", help="serve the last live build as it is")
+    args = parser.parse_args(argv)
+
+    html = args.output / "_build" / "html" if args.no_build else build_site(args.output)
+    with serve_site(html, args.port) as site, jupyter_server(site.origin) as jupyter:
+        site.point_at(jupyter)
+        print(f"\nThe book with live code: {site.origin}/\nPress Ctrl+C to stop.\n", flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
