@@ -16,6 +16,7 @@ import contextlib
 import json
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
@@ -155,7 +156,8 @@ def jupyter_server(origin: str, log: IO | None = None, timeout: float = 60) -> I
         ]  # fmt: skip
         if os.geteuid() == 0:
             command.append("--ServerApp.allow_root=True")
-        process = subprocess.Popen(command, env=env, stdout=log, stderr=log, cwd=ROOT)
+        # Its own session: Ctrl+C reaches this tool, which then stops the server cleanly.
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=log, cwd=ROOT, start_new_session=True)
         server = JupyterServer(f"http://127.0.0.1:{port}/", token, process)
         try:
             _wait_until_up(server, timeout)
@@ -176,6 +178,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-build", action="store_true", help="serve the last live build as it is")
     args = parser.parse_args(argv)
 
+    for stop in (signal.SIGTERM, signal.SIGHUP):  # leave no server behind when killed
+        signal.signal(stop, lambda *_: sys.exit(0))
     html = args.output / "_build" / "html" if args.no_build else build_site(args.output)
     with serve_site(html, args.port) as site, jupyter_server(site.origin) as jupyter:
         site.point_at(jupyter)

@@ -18,6 +18,7 @@
   // No word from Binder for this long means it stopped answering.
   const BINDER_STALL_MS = 5 * 60 * 1000;
   const LOCAL_STALL_MS = 30 * 1000;
+  const LOAD_STALL_MS = 60 * 1000;
   const KERNEL_START_MS = 2 * 60 * 1000;
   const GLUE_PREFIX = "application/papermill.record/";
 
@@ -33,9 +34,9 @@
     queue: Promise.resolve(),
     ready: null, // promise: the kernel is ready, or the launch failed
     settle: null,
+    attempt: 0, // launches so far; a slower, abandoned launch stops when it sees a newer one
     startedAt: 0,
     lastNews: 0,
-    detail: "",
     ticker: null,
   };
 
@@ -88,11 +89,15 @@
     btn.querySelector(".live-code-clock").textContent = waiting ? ` (${clock()})` : "";
   }
 
+  const LOAD_FAILED =
+    "Could not load the live-code library from unpkg.com. Check your internet connection, then click to try again.";
+
   function tick() {
     const btn = button();
     if (btn) btn.querySelector(".live-code-clock").textContent = ` (${clock()})`;
-    const limit = state.config.serverInfo ? LOCAL_STALL_MS : BINDER_STALL_MS;
-    if (state.phase === "connecting" && Date.now() - state.lastNews > limit) {
+    const quiet = Date.now() - state.lastNews;
+    if (state.phase === "loading" && quiet > LOAD_STALL_MS) fail(LOAD_FAILED);
+    if (state.phase === "connecting" && quiet > (state.config.serverInfo ? LOCAL_STALL_MS : BINDER_STALL_MS)) {
       fail(
         state.config.serverInfo
           ? "The local Jupyter server stopped answering. Is `make live` still running? Click to try again."
@@ -326,6 +331,8 @@
       mountRunAllButton: true,
       mountRestartButton: true,
       mountRestartAllButton: false, // thebe 0.9.3's "restart & run all" does not restart
+      // No MathJax 2 from cdnjs: the page already has MathJax 3, which it would replace.
+      mathjaxUrl: "",
       codeMirrorConfig: {
         mode: "python",
         theme: document.documentElement.dataset.theme === "dark" ? "abcdef" : "default",
@@ -350,9 +357,10 @@
   }
 
   async function launch() {
+    const attempt = ++state.attempt;
+    const abandoned = () => attempt !== state.attempt || state.phase === "failed";
     state.startedAt = state.lastNews = Date.now();
-    const btn = button();
-    btn.dataset.attempt = Number(btn.dataset.attempt || 0) + 1;
+    button().dataset.attempt = attempt;
     state.ready = new Promise((resolve) => {
       state.settle = resolve;
     });
@@ -361,11 +369,14 @@
       await loadThebe();
     } catch (err) {
       console.warn("live code:", err);
-      return fail("Could not load the live-code library from unpkg.com. Check your internet connection, then click to try again.");
+      if (attempt === state.attempt) fail(LOAD_FAILED);
+      return;
     }
+    if (abandoned()) return;
 
     let server;
     try {
+      state.lastNews = Date.now();
       show("connecting", state.config.serverInfo ? "Connecting to the local Jupyter server..." : "Connecting to Binder...");
       if (!state.notebook) {
         state.options = await serverOptions();
@@ -382,10 +393,10 @@
       await server.ready;
     } catch (err) {
       console.warn("live code:", err);
-      if (state.phase !== "failed") fail(words(err && err.message ? err.message : err));
+      if (!abandoned()) fail(words(err && err.message ? err.message : err));
       return;
     }
-    if (state.phase === "failed") return;
+    if (abandoned()) return;
 
     try {
       show("starting", "Starting Python...");
@@ -394,21 +405,24 @@
         KERNEL_START_MS,
         "the kernel did not start"
       );
+      if (abandoned()) return;
       state.session = session;
       state.ran.clear();
       state.prepared = false;
+      state.queue = Promise.resolve(); // runs stuck on a lost kernel no longer hold up new ones
       state.notebook.attachSession(session);
       watchKernel(session);
     } catch (err) {
       console.warn("live code:", err);
-      return fail("Python could not start on the server. Click to try again.");
+      if (!abandoned()) fail("Python could not start on the server. Click to try again.");
+      return;
     }
 
     show("setup", "Running the setup cells...");
     state.settle(true);
     state.settle = null;
     const failed = await enqueue(runInitCells);
-    if (state.phase !== "setup") return;
+    if (attempt !== state.attempt || state.phase !== "setup") return;
     show(
       "ready",
       failed
