@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 
 import pytest
 import torch
@@ -45,10 +46,14 @@ def test_leading_space_and_capitals_change_the_token(gpt2):
 
 def test_characters_keep_every_table_row_trained_and_gpt2_does_not(corpus, gpt2):
     assert corpus.tokenizer.vocab_size == 65
-    assert set(corpus.text) == set(corpus.tokenizer.chars), "every character of the vocabulary occurs"
+    char_counts = Counter(corpus.text)
+    assert set(char_counts) == set(corpus.tokenizer.chars), "every character of the vocabulary occurs"
+    assert sorted(ch for ch, n in char_counts.items() if n < 100) == ["$", "&", "3"]
     book_ids = gpt2.encode(corpus.text)
+    gpt2_counts = Counter(book_ids)
     assert len(book_ids) == 338_025
-    assert len(set(book_ids)) == 11_706, "most of GPT-2's 50,257 ids never occur in tiny Shakespeare"
+    assert len(gpt2_counts) == 11_706, "most of GPT-2's 50,257 ids never occur in tiny Shakespeare"
+    assert sum(n < 5 for n in gpt2_counts.values()) == 7_144
     assert 3.2 < len(corpus.text) / len(book_ids) < 3.4
 
 
@@ -246,7 +251,8 @@ def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
     assert '"Your" is token 7120' in text
     assert "vocabulary of 50,257 tokens" in text
     assert "That is the whole vocabulary: 65 symbols" in text
-    assert "use only 11,706 different ids: 38,551 rows" in text
+    assert "62 of the 65 characters occur at least 100 times" in text
+    assert "use only 11,706 different ids, 7,144 of them fewer than five times: 38,551 rows" in text
     assert "4,225 numbers for characters, 2,525,766,049 for GPT-2's vocabulary" in text
     assert FLOAT_INDEX_ERROR in text
     assert "IndexError: index out of range in self" in text
