@@ -290,8 +290,9 @@ def test_training_changes_every_parameter_and_sharpens_attention(corpus, trained
 
 
 def _reader_text(path) -> str:
-    """The page's visible text, without spaces before punctuation (glued values are spans)."""
-    return re.sub(r"\s+([.,:;)%])", r"\1", page_text(path))
+    """The page's visible text, straight quotes, no spaces before punctuation (glued values are spans)."""
+    text = page_text(path).translate(str.maketrans({"“": '"', "”": '"', "’": "'"}))
+    return re.sub(r"\s+([.,:;)%])", r"\1", text)
 
 
 def _figure_alts(path) -> list[str]:
