@@ -137,7 +137,7 @@ def test_the_chapter_prints_what_the_run_prints(built_book, default_run, masked_
     text = page_text(built_book / "book" / "watching-attention-learn.html")
     assert "Traceback" not in text
     for step in SNAPSHOT_STEPS:
-        assert f"step {step:3d} loss={default_run.losses[step]:.4f} | journey attends:" in text
+        assert f"step {step} loss={default_run.losses[step]:.4f} | journey attends:" in text
     assert "'Your'=0.22 'journey'=0.12 'starts'=0.13 'with'=0.14 'one'=0.19 'step'=0.21" in text
     assert f"falls from {default_run.losses[0]:.4f} to {default_run.final_loss:.1e}" in text
     assert f"the loss stops at {masked_run.final_loss:.3f}" in text
