@@ -58,6 +58,15 @@ PROBE = r"""() => {
 
 # The content figures of a page: images in the article body (not logos or icons).
 FIGURES = ".bd-article img"
+# An image's own pixels on screen: its box without the padding and border the theme may add.
+CONTENT_BOX = """(el) => {
+    const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    const inset = (side) => parseFloat(s[`padding${side}`]) + parseFloat(s[`border${side}Width`]);
+    const x = r.left + inset("Left"), y = r.top + inset("Top");
+    return {x, y, width: r.right - inset("Right") - x, height: r.bottom - inset("Bottom") - y};
+}"""
+# Alt text that is only the image's file name (what a plain cell output gets) describes nothing.
+FILE_NAME = re.compile(r"\.(png|jpe?g|gif|svg|webp)$", re.I)
 
 
 @dataclass
@@ -140,7 +149,9 @@ def test_every_image_loads_and_has_alt_text(crawl):
     def bad_images(report: PageReport) -> list[str]:
         images = report.probe["images"]
         return [f"{i['src']} not loaded" for i in images if not i["loaded"]] + [
-            f"{i['src']} has no alt text" for i in images if not i["alt"]
+            f"{i['src']} has no alt text (alt: {i['alt']!r})"
+            for i in images
+            if not i["alt"] or FILE_NAME.search(i["alt"])
         ]
 
     problems = failures(crawl, bad_images)
@@ -205,7 +216,7 @@ def test_figures_are_legible_in_light_and_dark_mode(site, base_url, browser, cra
             assert dark == (scheme == "dark"), f"{name}: a {scheme} page has background {background}"
             for index, figure in enumerate(page.query_selector_all(FIGURES)):
                 figure.scroll_into_view_if_needed()
-                card, ink = figure_legibility(figure.screenshot())
+                card, ink = figure_legibility(page.screenshot(clip=figure.evaluate(CONTENT_BOX)))
                 checked += 1
                 if card < 0.75 or ink > 0.35:
                     problems.append(
