@@ -4,7 +4,14 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test clean
+.PHONY: book pdf tex-check test clean
+
+# The PDF edition (make pdf) needs XeLaTeX, latexmk and fonts that cover every character the book
+# prints; these Debian packages provide them (poppler-utils: the tests read the PDF with it).
+PDF      := _build/latex/self-attention-from-scratch.pdf
+TEX_DEBS := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils
+HAVE_TEX := $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null \
+              && fc-list -q FreeSerif && fc-list -q "Noto Serif CJK SC" && echo yes)
 
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,9 +19,26 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -r requirements.txt
 	touch $(STAMP)
 
-## book: install into .venv and build the HTML site into _build/html
+## book: install into .venv and build the HTML site into _build/html; with XeLaTeX installed,
+## the PDF edition is built first and the site links to it
 book: $(STAMP)
+ifeq ($(HAVE_TEX),yes)
+	$(MAKE) pdf
+else
+	@echo "XeLaTeX not found: building the site without the PDF edition (make pdf says what to install)."
+endif
 	$(BIN)/jupyter-book build . -W -n --keep-going
+
+## pdf: build the PDF edition into $(PDF)
+pdf: tex-check $(STAMP)
+	$(BIN)/jupyter-book build . --builder pdflatex -W -n --keep-going
+	@ls -l $(PDF)
+
+tex-check:
+	@test "$(HAVE_TEX)" = yes || { \
+	  echo "make pdf needs XeLaTeX, latexmk and the book's fonts. On Debian or Ubuntu, install:"; \
+	  echo "  sudo apt-get install --no-install-recommends $(TEX_DEBS)"; \
+	  exit 1; }
 
 ## test: install into .venv and run every test (builds the book too)
 test: $(STAMP)

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
+# The PDF edition's file name comes from _config.yml (latex_documents: targetname).
+PDF_NAME = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
+PDF = ROOT / "_build" / "latex" / Path(PDF_NAME).with_suffix(".pdf").name
 
 
 @pytest.fixture(scope="session")
@@ -21,9 +28,46 @@ def corpus():
     return load_corpus()
 
 
+@dataclass
+class PdfBuild:
+    """One build of the PDF edition: the fresh PDF (None if it was not built), output, duration."""
+
+    pdf: Path | None
+    returncode: int
+    output: str
+    seconds: float
+
+
 @pytest.fixture(scope="session")
-def built_book() -> Path:
-    """Build the site once with warnings as errors; return the HTML folder."""
+def built_pdf() -> PdfBuild:
+    """Build the PDF edition once, as ``make pdf`` does (strict), into _build/latex.
+
+    It shares the execution cache with the site build. Without XeLaTeX nothing is built
+    (``pdf`` is None) and the PDF tests skip; a failed build is reported by those tests.
+    """
+    if not (shutil.which("xelatex") and shutil.which("latexmk")):
+        return PdfBuild(None, 0, "xelatex or latexmk is not installed", 0.0)
+    jb = Path(sys.executable).with_name("jupyter-book")
+    PDF.unlink(missing_ok=True)  # latexmk skips an unchanged document: make it write a fresh PDF
+    start = time.time()
+    result = subprocess.run(
+        [str(jb), "build", str(ROOT), "--builder", "pdflatex", "-W", "-n", "--keep-going"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    output = result.stdout[-8000:] + result.stderr[-4000:]
+    built = PDF if result.returncode == 0 and PDF.is_file() else None
+    return PdfBuild(built, result.returncode, output, time.time() - start)
+
+
+@pytest.fixture(scope="session")
+def built_book(built_pdf) -> Path:
+    """Build the site once with warnings as errors; return the HTML folder.
+
+    Like ``make book``, the PDF edition is built first (when XeLaTeX is installed), so the
+    site tested is the one published, with its link to the PDF.
+    """
     jb = Path(sys.executable).with_name("jupyter-book")
     result = subprocess.run(
         [str(jb), "build", str(ROOT), "-W", "-n", "--keep-going"],

@@ -1,0 +1,282 @@
+"""The PDF edition, read as a reader would: its text, images, outline and the LaTeX log.
+
+``built_pdf`` (conftest) builds it once per session, before the site; every expectation here is
+read from the sources, the executed notebooks or the built site, never typed in by hand.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+from myst_nb.core.variables import format_plain_text
+
+from conftest import HTML, PDF, ROOT, page_text
+
+BUILD = PDF.parent.parent  # _build
+LOG = PDF.with_suffix(".log")
+EXECUTED = BUILD / "jupyter_execute"
+A4_POINTS = (595.28, 841.89)
+
+
+@pytest.fixture(scope="module")
+def pdf(built_pdf) -> Path:
+    if built_pdf.pdf is None and built_pdf.returncode == 0:
+        pytest.skip(f"PDF edition not built: {built_pdf.output} (make pdf lists the packages)")
+    assert built_pdf.pdf is not None, f"the PDF build failed:\n{built_pdf.output}"
+    for tool in ("pdftotext", "pdfinfo", "pdfimages", "pdftohtml"):
+        assert shutil.which(tool), f"{tool} missing: install poppler-utils"
+    print(
+        f"\nPDF: {pdf_info(built_pdf.pdf)['Pages']} pages, {built_pdf.pdf.stat().st_size / 1e6:.1f} MB, ",
+        end="",
+    )
+    print(f"built in {built_pdf.seconds:.0f} s")
+    return built_pdf.pdf
+
+
+# ---------------------------------------------------------------------------- reading the PDF
+
+
+def run(*args: str | Path) -> str:
+    return subprocess.run([str(a) for a in args], capture_output=True, text=True, check=True).stdout
+
+
+@cache
+def pdf_info(path: Path) -> dict[str, str]:
+    return dict(line.split(":", 1) for line in run("pdfinfo", path).splitlines() if ":" in line)
+
+
+@cache
+def pages(path: Path) -> list[str]:
+    """The text of every page, as pdftotext reads it (no trailing empty page)."""
+    return run("pdftotext", "-enc", "UTF-8", path, "-").split("\f")[:-1]
+
+
+def norm(text: str) -> str:
+    """Casefolded, with typographic quotes and dashes made plain and whitespace collapsed."""
+    for fancy, plain in {"’": "'", "‘": "'", "“": '"', "”": '"', "‐": "-", "‑": "-"}.items():
+        text = text.replace(fancy, plain)
+    return " ".join(text.split()).casefold()
+
+
+def contents(path: Path) -> str:
+    """The table of contents: page 2 up to the first page a bookmark points to."""
+    return norm(" ".join(pages(path)[1 : outline(path)[0][0] - 1]))
+
+
+@cache
+def outline(path: Path) -> list[tuple[int, str]]:
+    """The PDF's bookmarks as (page, title), in order."""
+    xml = run("pdftohtml", "-xml", "-i", "-stdout", "-q", path)
+    return [(int(page), title) for page, title in re.findall(r'<item page="(\d+)">([^<]*)</item>', xml)]
+
+
+@cache
+def prose(path: Path) -> str:
+    """All text set in a non-monospace font: what the book says, without its code and outputs."""
+    xml = run("pdftohtml", "-xml", "-i", "-stdout", "-q", path)
+    mono = set(re.findall(r'<fontspec id="(\d+)"[^>]*family="[^"]*Mono', xml))
+    fragments = re.findall(r'<text [^>]*font="(\d+)">(.*?)</text>', xml)
+    return html.unescape(
+        re.sub(r"<[^>]+>", "", " ".join(text for font, text in fragments if font not in mono))
+    )
+
+
+# ---------------------------------------------------------------------------- reading the book
+
+
+@dataclass
+class Chapter:
+    docname: str  # "book/bigram"
+    title: str  # the page's first heading, as in the source
+    numbered: bool
+
+
+def chapters() -> list[Chapter]:
+    """Every page of _toc.yml after the root, with its first heading."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    found = []
+    for part in toc["parts"]:
+        for entry in part["chapters"]:
+            found.append(Chapter(entry["file"], first_heading(entry["file"]), part.get("numbered", False)))
+    return found
+
+
+def first_heading(docname: str) -> str:
+    source = (ROOT / f"{docname}.md").read_text(encoding="utf-8")
+    heading = re.search(r"^# (.+)$", source, flags=re.M).group(1)
+    return re.sub(r"[`*]", "", heading).strip()
+
+
+def html_page(docname: str) -> str:
+    return (HTML / f"{docname}.html").read_text(encoding="utf-8")
+
+
+def glued_texts() -> list[tuple[str, str, str]]:
+    """(page, glue key, text as the page shows it) for every ``{glue:text}`` in the chapters."""
+    found = []
+    for chapter in chapters():
+        source = (ROOT / f"{chapter.docname}.md").read_text(encoding="utf-8")
+        uses = re.findall(r"\{glue:text\}`([^`]+)`", source)
+        if not uses:
+            continue
+        store = json.loads((EXECUTED / f"{chapter.docname}.glue.json").read_text())
+        for use in uses:
+            key, fmt = use.rsplit(":", 1) if ":" in use else (use, "s")
+            if "::" in key:  # glued in another page: checked there
+                continue
+            found.append((chapter.docname, key, format_plain_text(store[key]["data"]["text/plain"], fmt)))
+    return found
+
+
+# ---------------------------------------------------------------------------- the tests
+
+
+def test_the_makefile_and_config_name_the_same_pdf():
+    assert f"PDF      := {PDF.relative_to(ROOT)}" in (ROOT / "Makefile").read_text()
+
+
+def test_pdf_is_a4_with_a_sane_number_of_pages_and_no_blank_page(pdf):
+    info = pdf_info(pdf)
+    width, height = (float(x) for x in re.findall(r"[\d.]+", info["Page size"])[:2])
+    assert (round(width), round(height)) == tuple(round(x) for x in A4_POINTS), info["Page size"]
+    n_pages = int(info["Pages"])
+    words = sum(len(page.split()) for page in pages(pdf))
+    # Title page, contents, introduction and every chapter start a page; a full page holds
+    # roughly 300-700 words, so the count must sit between those two readings of the text.
+    assert len(chapters()) + 3 <= n_pages <= max(words / 100, len(chapters()) * 3), (n_pages, words)
+    blank = [number for number, text in enumerate(pages(pdf), 1) if len(text.split()) < 2]
+    assert not blank, f"pages without text (blank pages): {blank}"
+
+
+def test_title_page_and_contents_come_first(pdf):
+    title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
+    assert norm(title) in norm(pages(pdf)[0])
+    assert contents(pdf).startswith("contents")
+    for chapter in chapters():
+        assert norm(chapter.title) in contents(pdf), f"{chapter.title!r} not in the contents"
+
+
+def test_every_chapter_has_a_numbered_heading_and_a_bookmark_like_the_site(pdf, built_book):
+    marks = outline(pdf)
+    for chapter in chapters():
+        hits = [page for page, title in marks if norm(title) == norm(chapter.title)]
+        assert hits, f"no bookmark for {chapter.title!r}"
+        assert norm(chapter.title) in norm(pages(pdf)[hits[0] - 1]), (
+            f"{chapter.title!r}: heading not on its page"
+        )
+        number = re.search(r'<h1>.*?<span class="section-number">(\d+)\.', html_page(chapter.docname), re.S)
+        if chapter.numbered:
+            assert number, f"the site does not number {chapter.docname}"
+            assert f"{number.group(1)} {norm(chapter.title)}" in contents(pdf), (
+                f"contents should list {chapter.title!r} as chapter {number.group(1)}, as the site does"
+            )
+    root_title = first_heading(yaml.safe_load((ROOT / "_toc.yml").read_text())["root"])
+    assert norm(root_title) in norm(pages(pdf)[0])
+
+
+def test_glued_numbers_are_printed_as_on_the_site(pdf, built_book):
+    text = norm(" ".join(pages(pdf)))
+    glued = glued_texts()
+    assert any(key == "bigram_val" for _, key, _ in glued), "the bigram chapter glues its final val loss"
+    for docname, key, shown in glued:
+        assert norm(shown) in norm(page_text(HTML / f"{docname}.html")), (
+            f"{docname}: {key} = {shown!r} not on the site"
+        )
+        assert norm(shown) in text, f"{docname}: glued {key} = {shown!r} missing from the PDF"
+    val = next(shown for docname, key, shown in glued if key == "bigram_val")
+    assert f"settles at {val}" in text
+
+
+def test_no_unresolved_reference_raw_latex_or_missing_character(pdf):
+    text = prose(pdf)  # code may print "??" or "\\sqrt" on purpose; prose never does
+    assert "??" not in text, "an unresolved reference prints as ??"
+    raw = re.findall(
+        r"\\(?:frac|sqrt|mathrm|sum|begin|end|left|right|text|cite|ref)\b|\$\$|\{(?:glue|term|ref|doc)", text
+    )
+    assert not raw, f"raw LaTeX or MyST in the PDF's prose: {raw[:10]}"
+    log = LOG.read_text(encoding="utf-8", errors="replace")
+    problems = re.findall(
+        r"Missing character: There is no .*|.*Reference .* undefined.*|.*Citation .* undefined.*"
+        r"|There were undefined references|.*multiply defined.*",
+        log,
+    )
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_nothing_runs_into_the_margin(pdf):
+    """Code wraps and tables fit: no line sticks out of its column by more than a few points."""
+    log = LOG.read_text(encoding="utf-8", errors="replace")
+    overfull = re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\).*\n(.*)", log)
+    wide = [f"{float(points):.0f}pt: {line.strip()}" for points, line in overfull if float(points) > 15]
+    assert not wide, "lines wider than their column (tex source lines in the log):\n" + "\n".join(wide)
+
+
+def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
+    site_images, site_figures, numbers = 0, 0, []
+    for chapter in chapters():
+        page = html_page(chapter.docname)
+        article = page[page.find('<article class="bd-article"') :]
+        site_images += len(re.findall(r'<img\b[^>]*src="[^"]*_images/', article))
+        figures = re.findall(r"<figure\b.*?</figure>", article, flags=re.S)
+        site_figures += sum("<img" not in figure for figure in figures)  # HTML-only figures
+        numbers += re.findall(r'<span class="caption-number">Fig\. ([\d.]+) </span>', article)
+    images = [row.split() for row in run("pdfimages", "-list", pdf).splitlines()[2:]]
+    pdf_images = sum(1 for row in images if row[2] == "image")
+    assert pdf_images >= site_images + site_figures, (pdf_images, site_images, site_figures)
+    text = " ".join(" ".join(pages(pdf)).split())
+    missing = [number for number in numbers if f"Fig. {number}" not in text]
+    assert not missing, f"figures numbered on the site but not in the PDF: {missing}"
+
+
+def test_math_is_typeset(pdf, built_book):
+    has_math = any('class="math' in html_page(chapter.docname) for chapter in chapters())
+    fonts = run("pdffonts", pdf)
+    assert not has_math or "LatinModernMath" in fonts, "the site shows math but the PDF has no math font"
+
+
+def test_the_site_links_to_this_pdf(pdf, built_book):
+    root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
+    link = "../" * root.count("/") + PDF.name
+    assert f'href="{link}"' in html_page(root), "the intro page links to the PDF"
+    assert (HTML / PDF.name).read_bytes() == pdf.read_bytes(), "the site carries this very PDF"
+
+
+def test_exercise_solutions_follow_their_exercise(pdf):
+    """Each exercise is printed, then its solution, before the next exercise starts."""
+    source = (ROOT / "book" / "exercises.md").read_text(encoding="utf-8")
+    exercises = re.findall(r"^`{3,}\{exercise\} (.+)\n:label: (\S+)", source, flags=re.M)
+    solved = set(re.findall(r"^`{3,}\{solution(?:-start)?\} (\S+)", source, flags=re.M))
+    assert exercises, "the exercises page has exercises"
+    expected = []
+    for title, label in exercises:
+        expected += [("Exercise", title)] + ([("Solution to Exercise", title)] if label in solved else [])
+    title = first_heading("book/exercises")
+    start = next(page for page, mark in outline(pdf) if norm(mark) == norm(title))
+    text = " ".join(" ".join(pages(pdf)[start - 1 :]).split())
+    shown = re.findall(r"(Solution to Exercise|Exercise) [\d.]+ \((.+?)\)(?= )", text)
+    assert [(kind, norm(t)) for kind, t in shown] == [(kind, norm(t)) for kind, t in expected]
+
+
+def test_bibliography_is_printed_once_at_the_end(pdf, built_book):
+    labels = (
+        r'doc-biblioentry">\s*<span class="label"><span class="fn-bracket">\[</span>(?:<a [^>]*>)?([^<]+)'
+    )
+    entries = re.findall(labels, html_page("book/references"))
+    assert entries, "the references page lists its works"
+    title = first_heading("book/references")
+    start = next(page for page, mark in outline(pdf) if norm(mark) == norm(title))
+    assert start == outline(pdf)[-1][0], "References is the last chapter"
+    back = " ".join(pages(pdf)[start - 1 :])
+    for label in entries:
+        assert back.count(f"[{label}]") == 1, f"bibliography entry [{label}] printed once at the end"
+        assert " ".join(pages(pdf)[: start - 1]).count(f"[{label}]") == 0
+    assert "Bibliography" not in back, "the entries continue the References chapter, not a second one"
