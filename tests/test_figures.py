@@ -396,6 +396,13 @@ def test_batch_draws_windows_of_the_text_and_shows_embeddings(page):
         assert row in d["text"], row
         ids = [int(cells.nth(b * 8 + t).get_attribute("data-id")) for t in range(8)]
         assert ids == [d["vocab"].index(ch) for ch in row]
+    starts = []
+    for _ in range(5):
+        figure.get_by_role("button", name="Draw another batch").click()
+        starts += [int(n) for n in re.search(r"characters ([\d, ]+) of", status(figure)).group(1).split(", ")]
+    assert all(0 <= s <= len(d["text"]) - 8 for s in starts)
+    assert max(starts) - min(starts) > len(d["text"]) / 2, "windows come from all over the excerpt"
+    assert len(set(starts)) > 15
     cells.nth(2 * 8 + 3).click()
     picked = int(cells.nth(2 * 8 + 3).get_attribute("data-id"))
     shown = figure.locator(".sa-strip span")

@@ -38,6 +38,9 @@
   function fmt(x, digits) {
     return x === null ? "\u2212\u221e" : x.toFixed(digits === undefined ? 2 : digits);
   }
+  function paren(x) {
+    return x < 0 ? "(" + fmt(x) + ")" : fmt(x);
+  }
   function spoken(s) {
     return s === "\u21b5" ? "newline" : s === "\u2423" ? "space" : s;
   }
@@ -80,7 +83,7 @@
     return ramp(DIVERGING, 0.5 + x / (2 * scale));
   }
   function strip(values, scale, withNumbers) {
-    return el("div", { class: "sa-strip" }, values.map(function (x) {
+    return el("div", { class: withNumbers ? "sa-strip" : "sa-strip sa-thin" }, values.map(function (x) {
       return paint(el("span", { "data-v": x, title: fmt(x, 3), text: withNumbers ? fmt(x) : "\u00a0" }),
         signed(x, scale));
     }));
@@ -278,15 +281,18 @@
           el("span", { text: "\u00d7 v[" + j + "] " + quote(d.tokens[j]) }), strip(part, scale, false));
       }
       terms.append(el("span", { class: "sa-w", text: "sum" }), el("span", { text: "= out[" + i + "]" }),
-        strip(out, scale, true));
+        strip(out, scale, false));
       terms.lastChild.className += " sa-out";
       var first = [];
-      for (j = 0; j <= i; j++) first.push(fmt(d.wei[i][j], 2) + "\u00d7" + fmt(d.v[j][0], 2));
+      for (j = 0; j <= i; j++) first.push(fmt(d.wei[i][j], 2) + "\u00d7" + paren(d.v[j][0]));
       status.textContent = "Row " + i + " (" + quote(d.tokens[i]) + ") mixes " + (i + 1) + " value rows with weights " +
         "that sum to " + fmt(sum(d.wei[i].slice(0, i + 1))) + ". Its first number: " + first.join(" + ") +
         " = " + fmt(out[0], 2) + ".";
       panel.replaceChildren(el("p", { class: "sa-note", text: "out[" + i + "] = \u03a3 wei[" + i +
-        ", j] \u00b7 v[j]: each v row scaled by its weight (fainter = smaller weight), then added up." }), terms);
+        ", j] \u00b7 v[j]: each v row scaled by its weight (fainter = smaller weight), then added up." }), terms,
+        el("p", { class: "sa-note sa-numbers", text: "out[" + i + "] = [" + out.map(function (x) {
+          return fmt(x);
+        }).join(", ") + "]" }));
     }
     body.append(el("p", { class: "sa-note", text: "Click a row of wei." }), table, status, panel);
     pick(d.row);
@@ -328,6 +334,8 @@
     }
     chart.append(svg("path", { class: "sa-axis", d: "M" + L + "," + TOP + "V" + (H - BOT) + "H" + (W - R) }),
       svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "training step"),
+      svg("text", { x: 12, y: (TOP + H - BOT) / 2, "text-anchor": "middle",
+        transform: "rotate(-90 12 " + (TOP + H - BOT) / 2 + ")" }, "loss"),
       svg("line", { class: "sa-bigram", x1: L, x2: W - R, y1: y(d.bigram), y2: y(d.bigram) }),
       svg("text", { x: W - R, y: y(d.bigram) - 6, "text-anchor": "end" }, "bigram " + fmt(d.bigram)));
     var batch = chart.appendChild(svg("polyline", { class: "sa-batch", points: "" }));
@@ -385,7 +393,8 @@
       var stat = el("span");
       canvases.push(canvas);
       stats.push(stat);
-      mats.append(el("div", { class: "sa-mat" }, [el("code", { text: m.name }),
+      mats.append(el("div", { class: "sa-mat", style: "width:" + Math.max(m.cols * d.px, 90) + "px" }, [
+        el("code", { text: m.name.replace(/\.weight$/, "") }),
         el("span", { text: m.rows + " \u00d7 " + m.cols }), canvas, stat]));
     });
     function draw(state) {

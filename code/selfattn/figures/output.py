@@ -20,6 +20,7 @@ import html
 import io
 import json
 import math
+import re
 import uuid
 from collections.abc import Callable
 from functools import cache
@@ -42,7 +43,8 @@ def script() -> str:
     js = folder.joinpath("figures.js").read_text(encoding="utf-8")
     css = folder.joinpath("figures.css").read_text(encoding="utf-8")
     version = hashlib.sha256((js + css).encode()).hexdigest()[:12]
-    css = " ".join(line.strip() for line in css.splitlines() if line.strip())
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)  # comments
+    css = re.sub(r"\s*([{};,])\s*|(:)\s+", r"\1\2", " ".join(css.split())).replace(";}", "}")
     js = "\n".join(line.strip() for line in js.splitlines() if line.strip() and not _is_comment(line))
     return js.replace('"__CSS__"', json.dumps(css)).replace("__VERSION__", version)
 
