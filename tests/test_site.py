@@ -245,11 +245,12 @@ class _Links(HTMLParser):
         "source": "src",
         "iframe": "src",
     }
+    LOADING_RELS = {"stylesheet", "preload", "modulepreload", "prefetch", "icon", "manifest", "preconnect"}
 
     def __init__(self) -> None:
         super().__init__()
         self.ids: set[str] = set()
-        self.refs: list[tuple[str, str]] = []
+        self.refs: list[tuple[str, str]] = []  # ("link" | "resource", URL)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
@@ -258,9 +259,13 @@ class _Links(HTMLParser):
                 self.ids.add(values[key])
         wanted = self.ATTRIBUTES.get(tag)
         if wanted and values.get(wanted):
-            self.refs.append((tag, values[wanted]))
+            # A <link> that only names a page (canonical, next, ...) is navigation, like <a>.
+            loads = tag != "a" and (
+                tag != "link" or bool(self.LOADING_RELS & set((values.get("rel") or "").split()))
+            )
+            self.refs.append(("resource" if loads else "link", values[wanted]))
         if tag == "meta" and (values.get("http-equiv") or "").lower() == "refresh":
-            self.refs.append(("meta", (values.get("content") or "").partition("url=")[2]))
+            self.refs.append(("link", (values.get("content") or "").partition("url=")[2]))
 
 
 def parse(path: Path) -> _Links:
@@ -277,13 +282,13 @@ def test_every_link_within_the_site_resolves_to_a_file_and_anchor(site):
     problems = []
     for path, links in parsed.items():
         page_url = "file:///" + path.relative_to(site).as_posix()
-        for tag, ref in links.refs:
+        for kind, ref in links.refs:
             url = urlsplit(urljoin(page_url, ref))
             if url.scheme in {"mailto", "javascript", "data", "tel"}:
                 continue
-            where = f"{path.relative_to(site)}: <{tag}> {ref}"
+            where = f"{path.relative_to(site)}: {kind} {ref}"
             if url.scheme != "file":
-                if tag != "a":
+                if kind == "resource":
                     problems.append(f"{where} loads an outside resource")
                 continue
             target = site / unquote(url.path).lstrip("/")
