@@ -157,22 +157,30 @@
 
   // thebe pairs the n-th code cell with the n-th output area, so every cell with an editable
   // input gets exactly one output area, added when the page has none (e.g. remove-output).
+  // The outputs from the book's build are set aside (thebe would copy them as HTML, losing
+  // their event handlers) and put back above the live output area until the cell runs.
   function markCells() {
     const marked = [];
-    document.querySelectorAll("div.cell").forEach((cell) => {
-      const source = cell.querySelector(".cell_input pre");
+    document.querySelectorAll("div.cell").forEach((dom) => {
+      const source = dom.querySelector(".cell_input pre");
       if (!source) return;
-      let output = cell.querySelector(".cell_output");
+      let output = dom.querySelector(".cell_output");
       if (!output) {
         output = document.createElement("div");
         output.className = "cell_output docutils container live-code-output";
-        cell.appendChild(output);
+        dom.appendChild(output);
       }
-      cell.querySelectorAll(".cell_input button.copybtn").forEach((b) => b.remove());
+      let built = null;
+      if (output.firstChild) {
+        built = document.createElement("div");
+        built.className = "live-code-built-output";
+        built.append(...output.childNodes);
+      }
+      dom.querySelectorAll(".cell_input button.copybtn").forEach((b) => b.remove());
       source.setAttribute("data-executable", "true");
       source.setAttribute("data-language", "python");
       output.setAttribute("data-output", "");
-      marked.push(cell);
+      marked.push({ dom, output, built });
     });
     return marked;
   }
@@ -214,8 +222,17 @@
     if (reply.content.status !== "ok") console.warn("live code: the setup code failed", reply.content);
   }
 
+  // A cell's first run replaces the output the book was built with.
+  function run(entry, source) {
+    if (entry.built) entry.built.remove();
+    entry.built = null;
+    return entry.run(source);
+  }
+
   // Runs `entry`, first running the cells above it that have not run in this kernel.
   async function runWithPrerequisites(entry, source) {
+    if (entry.built) entry.built.remove();
+    entry.built = null;
     const ok = await state.ready;
     if (!ok) {
       entry.cell.setOutputText("Live code is not running: see the button under the page title.");
@@ -228,7 +245,7 @@
       const n = pending.length;
       entry.cell.setOutputText(`Running the ${n} cell${n > 1 ? "s" : ""} above this one first...`);
       for (const earlier of pending) {
-        const result = await earlier.run(earlier.cell.source);
+        const result = await run(earlier, earlier.cell.source);
         state.ran.add(earlier.cell.id);
         if (!result || result.error) {
           entry.cell.setOutputText("A cell above this one stopped with an error: fix it, then run this cell again.");
@@ -236,16 +253,17 @@
         }
       }
     }
-    const result = await entry.run(source);
+    const result = await run(entry, source);
     state.ran.add(entry.cell.id);
     return result;
   }
 
-  function wrapCells(domCells) {
-    state.cells = domCells.map((dom) => {
+  function wrapCells(marked) {
+    state.cells = marked.map(({ dom, output, built }) => {
       const id = dom.querySelector("[data-thebe-id]").getAttribute("data-thebe-id");
       const cell = state.notebook.getCellById(id);
-      const entry = { cell, run: cell.execute.bind(cell), init: dom.classList.contains("tag_thebe-init") };
+      if (built) output.prepend(built);
+      const entry = { cell, built, run: cell.execute.bind(cell), init: dom.classList.contains("tag_thebe-init") };
       cell.execute = (source) => enqueue(() => runWithPrerequisites(entry, source ?? cell.source));
       return entry;
     });
@@ -255,7 +273,7 @@
     await prepareKernel();
     let failed = false;
     for (const entry of state.cells.filter((e) => e.init)) {
-      const result = await entry.run(entry.cell.source);
+      const result = await run(entry, entry.cell.source);
       state.ran.add(entry.cell.id);
       failed = failed || !result || Boolean(result.error);
     }
@@ -380,11 +398,18 @@
       show("connecting", state.config.serverInfo ? "Connecting to the local Jupyter server..." : "Connecting to Binder...");
       if (!state.notebook) {
         state.options = await serverOptions();
-        const domCells = markCells();
-        const { notebook, server: first } = await window.thebe.bootstrap(state.options);
+        const marked = markCells();
+        let started;
+        try {
+          started = await window.thebe.bootstrap(state.options);
+        } catch (err) {
+          marked.forEach(({ output, built }) => built && output.append(...built.childNodes));
+          throw err;
+        }
+        const { notebook, server: first } = started;
         state.notebook = notebook;
         hideGlueRecords(notebook.rendermime);
-        wrapCells(domCells);
+        wrapCells(marked);
         server = first;
       } else {
         if (state.config.serverInfo) state.options = await serverOptions();
