@@ -136,9 +136,11 @@ def test_a_one_token_text_is_refused():
 def test_the_chapter_prints_what_the_run_prints(built_book, default_run, masked_run):
     text = page_text(built_book / "book" / "watching-attention-learn.html")
     assert "Traceback" not in text
+    assert "journey attends to: Your journey starts with one step" in text
     for step in SNAPSHOT_STEPS:
-        assert f"step {step} loss={default_run.losses[step]:.4f} | journey attends:" in text
-    assert "'Your'=0.22 'journey'=0.12 'starts'=0.13 'with'=0.14 'one'=0.19 'step'=0.21" in text
+        row = " ".join(f"{w:.2f}" for w in default_run.snapshots[step][JOURNEY].tolist())
+        assert f"step {step} loss {default_run.losses[step]:.4f} {row}" in text
+    assert "step 0 loss 2.3566 0.22 0.12 0.13 0.14 0.19 0.21" in text  # as the notebook printed
     assert f"falls from {default_run.losses[0]:.4f} to {default_run.final_loss:.1e}" in text
     assert f"the loss stops at {masked_run.final_loss:.3f}" in text
     assert "every weight on a future token is exactly 0: True" in text
