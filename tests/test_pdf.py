@@ -165,6 +165,16 @@ def test_title_page_and_contents_come_first(pdf):
         assert norm(chapter.title) in contents(pdf), f"{chapter.title!r} not in the contents"
 
 
+def test_pages_are_numbered_from_the_introduction_on(pdf):
+    first = outline(pdf)[0][0]  # the first bookmark: the introduction, page 1
+    unnumbered = [
+        physical
+        for physical, text in enumerate(pages(pdf)[first - 1 :], start=first)
+        if text.split()[-1:] != [str(physical - first + 1)]
+    ]
+    assert not unnumbered, f"pages whose footer lacks their page number: {unnumbered}"
+
+
 def test_every_chapter_has_a_numbered_heading_and_a_bookmark_like_the_site(pdf, built_book):
     marks = outline(pdf)
     for chapter in chapters():
