@@ -14,6 +14,7 @@ npm package (installed into node_modules/ on first use). Two builds of the chapt
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import shutil
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from selfattn import ConfigError, TrainConfig
 
@@ -259,8 +261,11 @@ def test_production_page_offline_says_what_went_wrong(sites, thebe_lib, browser,
     with live.serve_site(sites["production"]) as site:
         context, blocked = offline_context(browser, thebe_lib if serve_thebe else None)
         page, errors = open_chapter(context, site.origin)
-        config = page.locator("#live-code-config").text_content()
-        assert '"serverInfo": ""' in config, "the production build uses Binder"
+        config = json.loads(page.locator("#live-code-config").text_content())
+        repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+        assert config["serverInfo"] == "", "the production build uses Binder"
+        assert repository["url"].endswith("/" + config["binder"]["repo"])
+        assert config["binder"]["ref"] == repository["branch"]
         button = page.locator(".live-code-button")
         assert button.get_attribute("data-state") == "idle"
 
