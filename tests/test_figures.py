@@ -13,15 +13,13 @@ legible in dark mode; no console errors. The same page built for LaTeX includes 
 from __future__ import annotations
 
 import base64
-import functools
-import http.server
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,7 +43,9 @@ from selfattn.figures.output import script
 from selfattn.figures.sphinxext import one_copy
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tools"), str(ROOT / "_ext")]
+import live  # noqa: E402
+from live_code import THEBE_VERSION  # noqa: E402
 from page_weight_figures import measure  # noqa: E402
 
 CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
@@ -59,9 +59,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# Stock Jupyter Book 1 pages throw this (sphinx-thebe's inline script is registered twice); it is
-# not the figures' doing, so it is the one page error tolerated here.
-KNOWN_PAGE_ERRORS = ("Identifier 'THEBE_JS_URL' has already been declared",)
+THEBE = ROOT / "node_modules" / "thebe"
+UNPKG = re.compile(rf"https://unpkg\.com/thebe@{re.escape(THEBE_VERSION)}/lib/([\w.\-]+)$")
 
 # The page under test: the same calls a chapter makes, on a quickly trained model.
 CONFIG = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=50, eval_iters=10)
@@ -101,13 +100,17 @@ kernelspec: {display_name: Python 3, language: python, name: python3}
 # Figures
 
 """
-PAGE_CONFIG = """\
+# The book's own live code (thebe through _ext/live_code.py), here pointed at a local server.
+PAGE_CONFIG = f"""\
 title: Figures
-execute: {execute_notebooks: force, timeout: 600}
+execute: {{execute_notebooks: force, timeout: 600}}
+repository: {{url: "https://github.com/selfattn-book/self-attention-from-scratch", branch: main}}
+launch_buttons: {{binderhub_url: "https://mybinder.org", thebe: true}}
 sphinx:
   extra_extensions: [selfattn.figures.sphinxext]
+  local_extensions: {{live_code: "{ROOT / "_ext"}"}}
   config:
-    html_context: {default_mode: auto}
+    html_context: {{default_mode: auto}}
 """
 
 
@@ -227,6 +230,7 @@ def test_embedded_numbers_are_the_models(corpus, figures, models):
     assert training_curve(history, 1.0).data["cross"] is None
     assert "never drops below" in training_curve(history, 1.0).description
     assert len(curve["batch"]) == 100 and curve["batch"][-1][0] == CONFIG.max_iters
+    assert CONFIG.max_iters % curve["stride"] == 0, "the slider can reach the last step"
 
     mats = {m["name"]: m for m in figures["before-after"].data["mats"]}
     query = mats["sa_head.query.weight"]
@@ -251,21 +255,20 @@ def test_bad_inputs_are_refused_with_a_reason(corpus, models):
 # ---------------------------------------------------------------- in a browser
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 @dataclass
 class Site:
     url: str
     html: Path  # the built page
     latex: Path  # the LaTeX build's folder
+    server: live.SiteServer  # can point the page's live code at a Jupyter server
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Site:
-    """The eight figure cells as one page built by Jupyter Book (HTML and LaTeX), served on loopback."""
+    """The eight figure cells as one page built by Jupyter Book (HTML and LaTeX), served on loopback.
+
+    The page has the book's live code, set to ask the site for a local Jupyter server.
+    """
     folder = tmp_path_factory.mktemp("figures-page")
     (folder / "figures.md").write_text(page_source())
     (folder / "_config.yml").write_text(PAGE_CONFIG)
@@ -277,16 +280,31 @@ def site(tmp_path_factory) -> Site:
         "--config",
         str(folder / "_config.yml"),
     ]
+    env = {**os.environ, live.SERVER_INFO_ENV: live.SERVER_INFO}
     for builder in ("html", "latex"):
-        result = subprocess.run([jb, "build", *common, "--builder", builder], capture_output=True, text=True)
+        result = subprocess.run(
+            [jb, "build", *common, "--builder", builder], capture_output=True, text=True, env=env
+        )
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    html_dir = folder / "_build" / "_page" / "figures" / "html"
-    handler = functools.partial(QuietHandler, directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_port}/figures.html"
-    yield Site(url, html_dir / "figures.html", folder / "_build" / "_page" / "figures" / "latex")
-    server.shutdown()
+    built = folder / "_build" / "_page" / "figures"
+    with live.serve_site(built / "html") as server:
+        yield Site(f"{server.origin}/figures.html", built / "html" / "figures.html", built / "latex", server)
+
+
+@pytest.fixture(scope="module")
+def thebe_lib() -> Path:
+    """thebe's bundle from the npm registry, unpacked into node_modules/thebe (git-ignored)."""
+    if not (THEBE / "lib" / "index.js").is_file():
+        npm = shutil.which("npm")
+        assert npm, "the live-code test needs npm to fetch thebe (apt-get install npm)"
+        THEBE.mkdir(parents=True, exist_ok=True)
+        subprocess.run([npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"], cwd=THEBE.parent, check=True)
+        packed = THEBE.parent / f"thebe-{THEBE_VERSION}.tgz"
+        subprocess.run(
+            ["tar", "-xzf", packed.name, "-C", "thebe", "--strip-components=1"], cwd=THEBE.parent, check=True
+        )
+        packed.unlink()
+    return THEBE / "lib"
 
 
 @pytest.fixture(scope="module")
@@ -302,25 +320,42 @@ def browser():
 @pytest.fixture
 def page(browser, site):
     """A fresh visit; afterwards, no console error, no page error and no outside request."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    blocked, errors = [], []
-
-    def route(request_route) -> None:
-        if request_route.request.url.startswith("http://127.0.0.1:"):
-            return request_route.continue_()
-        blocked.append(request_route.request.url)
-        return request_route.abort()
-
-    context.route("**/*", route)
+    context, blocked = offline_context(browser)
     tab = context.new_page()
-    tab.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    tab.on("pageerror", lambda e: str(e) not in KNOWN_PAGE_ERRORS and errors.append(str(e)))
+    errors = collect_errors(tab)
     tab.goto(site.url)
     tab.wait_for_function("document.querySelectorAll('.sa-fig[data-sa-ready]').length === 8")
     yield tab
     context.close()
     assert errors == [], errors
     assert blocked == [], blocked
+
+
+def offline_context(browser, thebe_lib: Path | None = None):
+    """A browser context where loopback passes, thebe comes from its npm package, the rest is aborted."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    blocked: list[str] = []
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if url.startswith("http://127.0.0.1:"):
+            return request_route.continue_()
+        match = UNPKG.match(url)
+        if thebe_lib is not None and match and (thebe_lib / match.group(1)).is_file():
+            kind = "text/css" if url.endswith(".css") else "application/javascript"
+            return request_route.fulfill(path=str(thebe_lib / match.group(1)), content_type=kind)
+        blocked.append(url)
+        return request_route.abort()
+
+    context.route("**/*", route)
+    return context, blocked
+
+
+def collect_errors(tab) -> list[str]:
+    errors: list[str] = []
+    tab.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    tab.on("pageerror", lambda e: errors.append(str(e)))
+    return errors
 
 
 def fig(page, kind: str):
@@ -354,6 +389,7 @@ def test_page_has_eight_working_figures(page):
         described = page.locator(f"#{figure.get_attribute('aria-describedby')}").inner_text()
         assert len(described) > 80, kind
     assert page.locator("script[data-selfattn-figures]").count() == 1, "one copy per page (sphinxext)"
+    assert page.locator(".live-code-button").count() == 1, "the page has the book's live code"
     assert page.locator("style#selfattn-figures-css").count() == 1
 
 
@@ -662,3 +698,45 @@ def test_outputs_work_side_by_side_each_with_its_own_script(browser, figures):
     assert tab.locator("td.sa-masked").count() == 28
     context.close()
     assert errors == [], errors
+
+
+@pytest.mark.slow
+def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, site, thebe_lib, tmp_path):
+    """Thebe on a local Jupyter server: running the score-table cell, twice, gives a working figure."""
+    with (
+        open(tmp_path / "jupyter.log", "w") as log,
+        live.jupyter_server(site.server.origin, log=log) as jupyter,
+    ):
+        site.server.point_at(jupyter)
+        context, blocked = offline_context(browser, thebe_lib)
+        tab = context.new_page()
+        errors = collect_errors(tab)
+        tab.goto(site.url)
+        cell = tab.locator("div.cell", has=tab.locator('.sa-fig[data-kind="score-table"]'))
+        tab.locator(".live-code-button").click()
+        tab.wait_for_function(
+            "['ready', 'failed'].includes(document.querySelector('.live-code-button').dataset.state)",
+            timeout=120_000,
+        )
+        assert tab.locator(".live-code-button").get_attribute("data-state") == "ready"
+        before = cell.locator(".sa-fig").get_attribute("id")
+        for _ in range(2):
+            cell.locator(".thebe-run-button").click()
+            tab.wait_for_function(
+                """(old) => {
+                  const figs = [...document.querySelectorAll('.sa-fig[data-kind="score-table"]')];
+                  return figs.length === 1 && figs[0].id !== old && figs[0].hasAttribute('data-sa-ready')
+                    && figs[0].closest('.jp-OutputArea-output') !== null;
+                }""",
+                arg=before,
+                timeout=180_000,
+            )
+            figure = cell.locator(".sa-fig")
+            figure.get_by_role("button", name="3. masked").click()
+            assert figure.locator("td.sa-masked").count() == 28
+            before = figure.get_attribute("id")
+        fig(tab, "context-window").locator("button.sa-pos").nth(2).click()
+        assert "Position 2 sees" in status(fig(tab, "context-window")), "the built figures still work"
+        context.close()
+    assert errors == [], errors
+    assert blocked == [], blocked

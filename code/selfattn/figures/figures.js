@@ -352,8 +352,8 @@
       play.textContent = "Pause";
       function tick(now) {
         if (t0 === null) t0 = now;
-        var s = Math.min(last, from + (now - t0) / d.duration * last);
-        show(Math.round(s));
+        var s = Math.min(last, d.stride * Math.round((from + (now - t0) / d.duration * last) / d.stride));
+        show(s);
         frame = s < last ? requestAnimationFrame(tick) : (play.textContent = "Play", null);
       }
       frame = requestAnimationFrame(tick);

@@ -52,7 +52,7 @@ def training_curve(
         "batch": smoothed,
         "bigram": round(level, 4),
         "cross": cross,
-        "stride": max(1, last // 100),
+        "stride": math.gcd(last, max(1, last // 100)),  # slider step: divides the last step
         "duration": 4000,
     }
     when = f"drops below it at about step {cross}" if cross is not None else "never drops below it"
