@@ -11,6 +11,8 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
+from selfattn.threads import threads_for
+
 
 class BigramLanguageModel(nn.Module):
     """A table of next-character scores, one row per current character."""
@@ -22,12 +24,11 @@ class BigramLanguageModel(nn.Module):
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
         logits = self.token_embedding_table(idx)  # (B, T, vocab_size)
-        loss = None if targets is None else next_token_loss(logits, targets)
-        return logits, loss
+        if targets is None:
+            return logits, None
+        return logits, next_token_loss(logits, targets)
 
-    def generate(
-        self, idx: torch.Tensor, max_new_tokens: int, generator: torch.Generator | None = None
-    ) -> torch.Tensor:
+    def generate(self, idx, max_new_tokens, generator=None):
         return generate(self, idx, max_new_tokens, generator)
 
 
@@ -40,25 +41,34 @@ class Head(nn.Module):
         self.query = nn.Linear(n_embd, head_size, bias=False)
         self.value = nn.Linear(n_embd, head_size, bias=False)
         # a constant, not a parameter: saved with the model, never trained
-        self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
+        ones = torch.ones(block_size, block_size)
+        self.register_buffer("tril", torch.tril(ones))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, T, C = x.shape
         k = self.key(x)  # (B, T, hs)
         q = self.query(x)  # (B, T, hs)
-        # scores: how much each position t attends to each position s
-        wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, T, hs) @ (B, hs, T) -> (B, T, T)
-        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, T, T)
-        wei = F.softmax(wei, dim=-1)  # (B, T, T)
+        # scores: how much each position attends to each other position
+        wei = q @ k.transpose(-2, -1)  # (B, T, hs) @ (B, hs, T) -> (B, T, T)
+        wei = wei * k.shape[-1] ** -0.5  # scale by 1 / sqrt(head_size)
+        future = self.tril[:T, :T] == 0  # (T, T): True above the diagonal
+        wei = wei.masked_fill(future, float("-inf"))  # (B, T, T)
+        wei = F.softmax(wei, dim=-1)  # (B, T, T): each row sums to 1
         v = self.value(x)  # (B, T, hs)
         out = wei @ v  # (B, T, T) @ (B, T, hs) -> (B, T, hs)
         return out
 
 
 class AttentionLanguageModel(nn.Module):
-    """Token and position embeddings, one attention head, then scores over the vocabulary."""
+    """Token and position embeddings, one attention head, then scores."""
 
-    def __init__(self, vocab_size: int, block_size: int = 8, n_embd: int = 32, head_size: int = 32) -> None:
+    def __init__(
+        self,
+        vocab_size: int,
+        block_size: int = 8,
+        n_embd: int = 32,
+        head_size: int = 32,
+    ) -> None:
         super().__init__()
         self.block_size = block_size
         self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
@@ -69,35 +79,43 @@ class AttentionLanguageModel(nn.Module):
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
         B, T = idx.shape
         tok_emb = self.token_embedding_table(idx)  # (B, T, C)
-        pos_emb = self.position_embedding_table(torch.arange(T, device=idx.device))  # (T, C)
+        positions = torch.arange(T, device=idx.device)  # (T,)
+        pos_emb = self.position_embedding_table(positions)  # (T, C)
         x = tok_emb + pos_emb  # (B, T, C)
         x = self.sa_head(x)  # (B, T, hs)
         logits = self.lm_head(x)  # (B, T, vocab_size)
-        loss = None if targets is None else next_token_loss(logits, targets)
-        return logits, loss
+        if targets is None:
+            return logits, None
+        return logits, next_token_loss(logits, targets)
 
-    def generate(
-        self, idx: torch.Tensor, max_new_tokens: int, generator: torch.Generator | None = None
-    ) -> torch.Tensor:
+    def generate(self, idx, max_new_tokens, generator=None):
         return generate(self, idx, max_new_tokens, generator)
 
 
-def next_token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+def next_token_loss(logits: torch.Tensor, targets: torch.Tensor):
     """Cross-entropy of every position's scores against its next token."""
     B, T, V = logits.shape
-    return F.cross_entropy(logits.view(B * T, V), targets.reshape(B * T))  # (B*T, V) vs (B*T,)
+    logits = logits.view(B * T, V)  # (B*T, V)
+    targets = targets.reshape(B * T)  # (B*T,)
+    return F.cross_entropy(logits, targets)
 
 
 @torch.no_grad()
 def generate(
-    model: nn.Module, idx: torch.Tensor, max_new_tokens: int, generator: torch.Generator | None = None
+    model: nn.Module,
+    idx: torch.Tensor,
+    max_new_tokens: int,
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """Extend ``idx`` (B, T) by sampling one token at a time from ``model``."""
-    for _ in range(max_new_tokens):
-        idx_cond = idx[:, -model.block_size :]  # (B, <= block_size): the context window
-        logits, _ = model(idx_cond)  # (B, T, vocab_size)
-        logits = logits[:, -1, :]  # (B, vocab_size): scores for the next token only
-        probs = F.softmax(logits, dim=-1)  # (B, vocab_size)
-        idx_next = torch.multinomial(probs, num_samples=1, generator=generator)  # (B, 1)
-        idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
+    with threads_for(idx.shape[0] * model.block_size * 128):
+        for _ in range(max_new_tokens):
+            # crop to the context window: at most block_size positions
+            idx_cond = idx[:, -model.block_size :]  # (B, T)
+            logits, _ = model(idx_cond)  # (B, T, vocab_size)
+            logits = logits[:, -1, :]  # (B, vocab_size): the last position
+            probs = F.softmax(logits, dim=-1)  # (B, vocab_size)
+            # (B, 1): one id per row, drawn with the probabilities in probs
+            idx_next = torch.multinomial(probs, 1, generator=generator)
+            idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
     return idx

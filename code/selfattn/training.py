@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
@@ -13,9 +12,9 @@ from selfattn.batches import get_batch
 from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.models import AttentionLanguageModel, BigramLanguageModel
+from selfattn.threads import threads_for
 
 MODELS = ("bigram", "attention")
-SMALL_STEP = 2**18  # activations per step (B * T * width) below which one thread is fastest
 
 
 @dataclass
@@ -95,21 +94,9 @@ def train(
     ``config.seed``, so the same config gives the same numbers, and changing how
     often or how long the run is evaluated leaves the training batches alone.
     """
-    with _threads_for(config):
-        return _train(model, train_data, val_data, config, progress)
-
-
-@contextmanager
-def _threads_for(config: TrainConfig) -> Iterator[None]:
-    """Use one CPU thread for small models: hand-offs between threads cost more than they save."""
-    before = torch.get_num_threads()
     widest = max(config.n_embd, config.head_size, config.block_size)
-    if config.batch_size * config.block_size * widest <= SMALL_STEP:
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    with threads_for(config.batch_size * config.block_size * widest):
+        return _train(model, train_data, val_data, config, progress)
 
 
 def _train(
