@@ -1,0 +1,91 @@
+"""The interactive figures where the chapters use them, on the built site.
+
+Each chapter page holds its figures in reading order, with one copy of the figure script, the
+figure's data from the chapter's own model and text, and the cell that made it shown as code a
+live reader can re-run. (That every figure is an image in the PDF is checked by test_pdf.py.)
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+
+import pytest
+
+from conftest import code_blocks, page_text
+
+# Per page: the figure kinds in reading order, and the call that makes each, as the page shows it.
+PAGES = {
+    "six-steps": [
+        ("context-window", "context_window(block, block_size=config.block_size)"),
+        ("batch", "batch_grid(corpus, model)"),
+        ("shape-walk", "shape_walk(model, xb, corpus.tokenizer)"),
+        ("score-table", "score_table(model, corpus.tokenizer, text)"),
+        ("mix-values", "mixing_values(model, corpus.tokenizer, text, row=5)"),
+    ],
+    "attention-model": [("training", "training_curve(attention_history, bigram_history)")],
+    "parameters": [("before-after", "before_after(fresh, model)")],
+}
+FIGURE = re.compile(
+    r'<figure class="sa-fig"[^>]*data-kind="([\w-]+)".*?'
+    r'<script type="application/json" class="sa-data">(.*?)</script>',
+    re.S,
+)
+
+
+def figures(path) -> list[tuple[str, dict]]:
+    """The (kind, embedded data) of every interactive figure on a built page, in order."""
+    return [(kind, json.loads(html.unescape(data))) for kind, data in FIGURE.findall(path.read_text("utf-8"))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", PAGES)
+def test_chapter_shows_its_figures_with_one_script_and_the_code_that_made_them(built_book, page):
+    path = built_book / "book" / f"{page}.html"
+    source = path.read_text(encoding="utf-8")
+    assert [kind for kind, _ in figures(path)] == [kind for kind, _ in PAGES[page]]
+    assert source.count("<script data-selfattn-figures>") == 1, "one copy of the figure script"
+    assert "sa-fallback" in source, "a text fallback for readers without JavaScript"
+    cells = code_blocks(path)
+    for kind, call in PAGES[page]:
+        assert any(block.rstrip().endswith(call) for block in cells), f"{kind}: a cell ending in {call}"
+
+
+@pytest.mark.slow
+def test_six_steps_figures_show_the_chapters_block_and_sequence(built_book, corpus):
+    found = dict(figures(built_book / "book" / "six-steps.html"))
+    context = found["context-window"]
+    assert len(context["tokens"]) == 8 and context["tokens"][1:] == context["next"][:-1]
+    batch = found["batch"]
+    assert (batch["B"], batch["T"], batch["C"]) == (4, 8, 32)
+    assert batch["vocab"] == "".join(corpus.tokenizer.chars)
+    assert [stop["shape"] for stop in found["shape-walk"]["stops"]][-1] == [32, 8, 65]
+    king = ["t", "h", "e", "␣", "k", "i", "n", "g"]
+    scores = found["score-table"]
+    assert scores["tokens"] == king and scores["hs"] == 32
+    wei = scores["stages"]["wei"]
+    assert all(math.isclose(sum(row), 1, abs_tol=0.01) for row in wei)
+    assert all(row[t + 1 :] == [0] * (7 - t) for t, row in enumerate(wei)), "no weight on the future"
+    mix = found["mix-values"]
+    assert mix["tokens"] == king and mix["row"] == 5
+    assert mix["wei"][5][:6] == pytest.approx([row[:6] for row in wei][5], abs=1e-3)
+
+
+@pytest.mark.slow
+def test_training_and_weight_figures_reuse_the_chapters_runs(built_book):
+    text = page_text(built_book / "book" / "attention-model.html")
+    ((_, training),) = figures(built_book / "book" / "attention-model.html")
+    bigram = re.search(r"The bigram model ends at a validation loss of ([\d.]+\d)", text)
+    assert training["bigram"] == pytest.approx(float(bigram.group(1)), abs=1e-3)
+    assert training["steps"][-1] == 5000 and training["cross"] is not None
+    assert training["val"][-1] < training["bigram"] < training["val"][0]
+    ((_, weights),) = figures(built_book / "book" / "parameters.html")
+    names = {m["name"] for m in weights["mats"]}
+    heads = {f"sa_head.{part}.weight" for part in ("query", "key", "value")}
+    embeddings = {"token_embedding_table.weight", "position_embedding_table.weight"}
+    assert names == heads | embeddings | {"lm_head.weight"}, "every weight matrix, biases left out"
+    assert all(m["before"] != m["after"] for m in weights["mats"]), "training changed every matrix"
+    parameters = page_text(built_book / "book" / "parameters.html")
+    assert "same numbers as the copies kept at the start: True" in parameters
