@@ -133,6 +133,7 @@ def glued_texts() -> list[tuple[str, str, str]]:
             key, fmt = use.rsplit(":", 1) if ":" in use else (use, "s")
             if "::" in key:  # glued in another page: checked there
                 continue
+            assert key in store, f"{chapter.docname} pastes {key!r}, which its executed notebook never glued"
             found.append((chapter.docname, key, format_plain_text(store[key]["data"]["text/plain"], fmt)))
     return found
 
