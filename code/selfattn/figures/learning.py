@@ -197,16 +197,20 @@ def heatmap_steps(
         f"steps, chosen with a slider. At step {first['step']} (loss {first['loss']:.3f}) "
         f"{strongest(first)}; at step {last['step']} (loss {last['loss']:.4f}) {strongest(last)}."
     )
-    width = min(2.2 * len(snaps) + 0.8, 11.0)
+    width = 2.2 * min(len(snaps), 5) + 0.8
     return InteractiveFigure(
         "heatmap-steps", data, "Attention weights during training", description, _draw_steps, (width, 2.9)
     )
 
 
 def _draw_steps(fig: MplFigure, d: dict) -> None:
-    axes = np.atleast_1d(fig.subplots(1, len(d["snapshots"])))
+    """At most five frames, evenly spread from the first recorded step to the last."""
+    count = len(d["snapshots"])
+    picks = np.unique(np.linspace(0, count - 1, min(count, 5)).round().astype(int))
+    frames = [d["snapshots"][i] for i in picks]
+    axes = np.atleast_1d(fig.subplots(1, len(frames)))
     n = len(d["tokens"])
-    for ax, snap in zip(axes, d["snapshots"], strict=True):
+    for ax, snap in zip(axes, frames, strict=True):
         image = ax.imshow(snap["w"], cmap="viridis", vmin=0, vmax=1)
         ax.set_title(f"step {snap['step']}\nloss {snap['loss']:.3f}", fontsize=9)
         ax.set_xticks(range(n), d["tokens"], rotation=45, ha="right", fontsize=7)
