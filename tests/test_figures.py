@@ -68,7 +68,6 @@ CONFIG = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=50, eval_i
 TEXT = "First Ci"
 SETUP = f"""\
 import torch
-from playwright.sync_api import expect
 from selfattn import TrainConfig, fit, get_batch, load_corpus, make_model
 from selfattn.figures import (batch_grid, before_after, context_window, heatmap_steps, mixing_values,
                               score_table, shape_walk, training_curve)
