@@ -91,3 +91,21 @@ def code_blocks(path: Path) -> list[str]:
     """The text of every ``<pre>`` block on a built page, as the reader sees it."""
     blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", path.read_text(encoding="utf-8"), flags=re.S)
     return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
+
+
+@pytest.fixture(scope="session")
+def thebe_lib() -> Path:
+    from browser import fetch_thebe
+
+    return fetch_thebe()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from browser import CHROMIUM, CHROMIUM_ARGS
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

@@ -17,7 +17,6 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -46,22 +45,8 @@ from selfattn.figures.sphinxext import one_copy
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tools"), str(ROOT / "_ext")]
 import live  # noqa: E402
-from live_code import THEBE_VERSION  # noqa: E402
+from browser import offline_context  # noqa: E402
 from page_weight_figures import measure  # noqa: E402
-
-CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-THEBE = ROOT / "node_modules" / "thebe"
-UNPKG = re.compile(rf"https://unpkg\.com/thebe@{re.escape(THEBE_VERSION)}/lib/([\w.\-]+)$")
 
 # The page under test: the same calls a chapter makes, on a quickly trained model.
 CONFIG = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=50, eval_iters=10)
@@ -292,32 +277,6 @@ def site(tmp_path_factory) -> Site:
         yield Site(f"{server.origin}/figures.html", built / "html" / "figures.html", built / "latex", server)
 
 
-@pytest.fixture(scope="module")
-def thebe_lib() -> Path:
-    """thebe's bundle from the npm registry, unpacked into node_modules/thebe (git-ignored)."""
-    if not (THEBE / "lib" / "index.js").is_file():
-        npm = shutil.which("npm")
-        assert npm, "the live-code test needs npm to fetch thebe (apt-get install npm)"
-        THEBE.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"], cwd=THEBE.parent, check=True)
-        packed = THEBE.parent / f"thebe-{THEBE_VERSION}.tgz"
-        subprocess.run(
-            ["tar", "-xzf", packed.name, "-C", "thebe", "--strip-components=1"], cwd=THEBE.parent, check=True
-        )
-        packed.unlink()
-    return THEBE / "lib"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def page(browser, site):
     """A fresh visit; afterwards, no console error, no page error and no outside request."""
@@ -330,26 +289,6 @@ def page(browser, site):
     context.close()
     assert errors == [], errors
     assert blocked == [], blocked
-
-
-def offline_context(browser, thebe_lib: Path | None = None):
-    """A browser context where loopback passes, thebe comes from its npm package, the rest is aborted."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    blocked: list[str] = []
-
-    def route(request_route) -> None:
-        url = request_route.request.url
-        if url.startswith("http://127.0.0.1:"):
-            return request_route.continue_()
-        match = UNPKG.match(url)
-        if thebe_lib is not None and match and (thebe_lib / match.group(1)).is_file():
-            kind = "text/css" if url.endswith(".css") else "application/javascript"
-            return request_route.fulfill(path=str(thebe_lib / match.group(1)), content_type=kind)
-        blocked.append(url)
-        return request_route.abort()
-
-    context.route("**/*", route)
-    return context, blocked
 
 
 def collect_errors(tab) -> list[str]:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -32,44 +31,15 @@ from selfattn import ConfigError, TrainConfig
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "_ext")]
 import live  # noqa: E402
-from live_code import THEBE_VERSION  # noqa: E402
+from browser import offline_context  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
-CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-THEBE = ROOT / "node_modules" / "thebe"
-UNPKG = re.compile(rf"https://unpkg\.com/thebe@{re.escape(THEBE_VERSION)}/lib/([\w.\-]+)$")
 # The chapter alone (with the landing page): enough for live code, quick to build.
 TOC = "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/bigram\n"
 HYPERPARAMETERS = "# Hyperparameters"
 LAUNCH_TIMEOUT_MS = 120_000
 RUN_TIMEOUT_MS = 120_000
-
-
-@pytest.fixture(scope="module")
-def thebe_lib() -> Path:
-    """thebe's bundle from the npm registry, unpacked into node_modules/thebe (git-ignored)."""
-    if not (THEBE / "lib" / "index.js").is_file():
-        npm = shutil.which("npm")
-        assert npm, "the live-code tests need npm to fetch thebe (apt-get install npm)"
-        packed = THEBE.parent / f"thebe-{THEBE_VERSION}.tgz"
-        THEBE.mkdir(parents=True, exist_ok=True)
-        subprocess.run([npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"], cwd=THEBE.parent, check=True)
-        unpack = ["tar", "-xzf", packed.name, "-C", "thebe", "--strip-components=1"]
-        subprocess.run(unpack, cwd=THEBE.parent, check=True)
-        packed.unlink()
-    assert f'"version": "{THEBE_VERSION}"' in (THEBE / "package.json").read_text()
-    return THEBE / "lib"
 
 
 @pytest.fixture(scope="module")
@@ -92,37 +62,6 @@ def sites() -> dict[str, Path]:
     except subprocess.CalledProcessError as err:
         pytest.fail(f"the chapter did not build:\n{err.stdout[-4000:]}\n{err.stderr[-4000:]}")
     return {"production": production, "local": local}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-def offline_context(browser, thebe_lib: Path | None):
-    """A fresh context: loopback passes, thebe comes from the npm package, the rest is aborted."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    blocked: list[str] = []
-
-    def route(request_route) -> None:
-        url = request_route.request.url
-        host = re.match(r"\w+://([^/:]+)", url)
-        if host and host.group(1) in {"127.0.0.1", "localhost"}:
-            return request_route.continue_()
-        match = UNPKG.match(url)
-        if thebe_lib is not None and match and (thebe_lib / match.group(1)).is_file():
-            kind = "text/css" if url.endswith(".css") else "application/javascript"
-            return request_route.fulfill(path=str(thebe_lib / match.group(1)), content_type=kind)
-        blocked.append(url)
-        return request_route.abort()
-
-    context.route("**/*", route)
-    return context, blocked
 
 
 def open_chapter(context, origin: str):
