@@ -87,6 +87,18 @@ def page_text(path: Path) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
 
 
+def reader_text(path: Path) -> str:
+    """``page_text`` with straight quotes and no space before punctuation (glued values are spans)."""
+    text = page_text(path).translate(str.maketrans({"“": '"', "”": '"', "’": "'"}))
+    return re.sub(r"\s+([.,:;)%])", r"\1", text)
+
+
+def figure_alts(path: Path) -> list[str]:
+    """The alt text of every figure image the page's code produced."""
+    images = re.findall(r"<img\b[^>]*>", path.read_text(encoding="utf-8"))
+    return [re.search(r'\balt="([^"]*)"', img).group(1) for img in images if "_images/" in img]
+
+
 def code_blocks(path: Path) -> list[str]:
     """The text of every ``<pre>`` block on a built page, as the reader sees it."""
     blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", path.read_text(encoding="utf-8"), flags=re.S)

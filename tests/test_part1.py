@@ -11,7 +11,7 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from conftest import page_text
+from conftest import figure_alts, reader_text
 from selfattn import AttentionLanguageModel, Head, get_batch, gpt2_tokenizer
 
 SENTENCE = "Your journey starts with one step"
@@ -196,28 +196,16 @@ def test_backward_adds_to_gradients_until_zero_grad():
 # --- the built pages ------------------------------------------------------------------------------------
 
 
-def _reader_text(path) -> str:
-    """The page's text with straight quotes and no space before punctuation (glued values are spans)."""
-    text = page_text(path).translate(str.maketrans({"“": '"', "”": '"', "’": "'"}))
-    return re.sub(r"\s+([.,:;)])", r"\1", text)
-
-
 def _number_after(text: str, phrase: str) -> float:
     match = re.search(re.escape(phrase) + r"\s*(-?[\d,]+(?:\.\d+)?(?:e-?\d+)?)", text)
     assert match, f"the page says {phrase!r} followed by a number"
     return float(match.group(1).replace(",", ""))
 
 
-def _figure_alts(html: str) -> list[str]:
-    """The alt text of every figure image the page's code produced."""
-    images = re.findall(r"<img\b[^>]*>", html)
-    return [re.search(r'\balt="([^"]*)"', img).group(1) for img in images if "_images/" in img]
-
-
 @pytest.mark.slow
 def test_prerequisites_page_shows_its_computed_numbers(built_book):
     path = built_book / "book" / "prerequisites.html"
-    text = _reader_text(path)
+    text = reader_text(path)
     assert "Traceback" not in text
     assert "become 0.659, 0.242 and 0.099." in text
     assert "[4, 5, 6] is 32." in text
@@ -238,14 +226,14 @@ def test_prerequisites_page_shows_its_computed_numbers(built_book):
     spread = _number_after(text, "the scores spread by")
     assert abs(spread - math.sqrt(32)) < 0.3
     assert _number_after(text, "averages") > 0.7 > 0.45 > _number_after(text, "stays near")
-    alts = _figure_alts(path.read_text(encoding="utf-8"))
+    alts = figure_alts(path)
     assert len(alts) == 10 and all(len(alt) > 40 for alt in alts), "every figure has real alt text"
 
 
 @pytest.mark.slow
 def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
     path = built_book / "book" / "text-to-vectors.html"
-    text = _reader_text(path)
+    text = reader_text(path)
     assert "Traceback" not in text
     assert "[7120, 7002, 4940, 351, 530, 2239]" in text
     assert '"Your" is token 7120' in text
@@ -259,5 +247,5 @@ def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
     assert text.count("True") >= 6, "the equality checks print True"
     assert "asks the model for 32 predictions" in text
     assert _number_after(text, "differ (by up to") > 0.01
-    alts = _figure_alts(path.read_text(encoding="utf-8"))
+    alts = figure_alts(path)
     assert len(alts) == 4 and all(len(alt) > 40 for alt in alts)

@@ -13,7 +13,7 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from conftest import code_blocks, page_text
+from conftest import code_blocks, figure_alts, reader_text
 from selfattn import (
     AttentionLanguageModel,
     BigramLanguageModel,
@@ -289,17 +289,6 @@ def test_training_changes_every_parameter_and_sharpens_attention(corpus, trained
 # --- the built pages ------------------------------------------------------------------------------------
 
 
-def _reader_text(path) -> str:
-    """The page's visible text, straight quotes, no spaces before punctuation (glued values are spans)."""
-    text = page_text(path).translate(str.maketrans({"“": '"', "”": '"', "’": "'"}))
-    return re.sub(r"\s+([.,:;)%])", r"\1", text)
-
-
-def _figure_alts(path) -> list[str]:
-    images = re.findall(r"<img\b[^>]*>", path.read_text(encoding="utf-8"))
-    return [re.search(r'\balt="([^"]*)"', img).group(1) for img in images if "_images/" in img]
-
-
 def _shows_source(path, obj) -> bool:
     source = inspect.cleandoc(inspect.getsource(obj))
     return any(inspect.cleandoc(block) == source for block in code_blocks(path))
@@ -308,7 +297,7 @@ def _shows_source(path, obj) -> bool:
 @pytest.mark.slow
 def test_six_steps_page(built_book, corpus, newborn, val_rows):
     path = built_book / "book" / "six-steps.html"
-    text = _reader_text(path)
+    text = reader_text(path)
     assert "Traceback" not in text
     assert "the smallest row sum is 1.0000, the largest 1.0000" in text
     assert "its single weight is 1.0" in text
@@ -325,7 +314,7 @@ def test_six_steps_page(built_book, corpus, newborn, val_rows):
     assert "row 0 (t): largest weight 1.00, distance to nearest v row 0.00" in text
     for obj in (Head, Head.__init__):
         assert _shows_source(path, obj), f"the page shows the package's {obj.__qualname__} unchanged"
-    alts = _figure_alts(path)
+    alts = figure_alts(path)
     assert len(alts) == 2 and all(len(alt) > 80 for alt in alts)
     assert "minus infinity" in alts[0]
 
@@ -333,7 +322,7 @@ def test_six_steps_page(built_book, corpus, newborn, val_rows):
 @pytest.mark.slow
 def test_attention_model_page(built_book, trained, bigram):
     path = built_book / "book" / "attention-model.html"
-    text = _reader_text(path)
+    text = reader_text(path)
     assert "Traceback" not in text
     attention_val, bigram_val = trained[2].final_val, bigram[1].final_val
     assert f"The bigram model ends at a validation loss of {bigram_val:.3f}" in text
@@ -344,14 +333,14 @@ def test_attention_model_page(built_book, trained, bigram):
     assert "# Hyperparameters: change them and re-run" in text
     for obj in (AttentionLanguageModel, BigramLanguageModel.forward, Head.forward):
         assert _shows_source(path, obj), f"the page shows the package's {obj.__qualname__} unchanged"
-    alts = _figure_alts(path)
+    alts = figure_alts(path)
     assert len(alts) == 2 and all("bigram" in alt for alt in alts)
 
 
 @pytest.mark.slow
 def test_parameters_page(built_book, trained):
     path = built_book / "book" / "parameters.html"
-    text = _reader_text(path)
+    text = reader_text(path)
     assert "Traceback" not in text
     assert "In all, 7 tensors holding 7,553 numbers, against the bigram model's 4,225" in text
     assert "its own terms add up to 7,488, not 9,488: a slip of exactly 2,000" in text
@@ -361,5 +350,5 @@ def test_parameters_page(built_book, trained):
     assert "one head of 32: 3072 parameters" in text and "four heads of 8: 3072 parameters" in text
     assert f"val loss {trained[2].final_val:.4f} after 5000 steps" in text
     assert re.search(r"after training it averages 0\.[789]\d", text)
-    alts = _figure_alts(path)
+    alts = figure_alts(path)
     assert len(alts) == 2 and all(len(alt) > 80 for alt in alts)
