@@ -83,7 +83,7 @@ def reference_figures() -> list[tuple[str, PageWeight]]:
     """The eight figures built from the reference models (about a minute of training)."""
     import torch
 
-    from selfattn import TrainConfig, fit, get_batch, load_corpus, make_model
+    from selfattn import ATTENTION, BIGRAM, fit, get_batch, load_corpus, make_model
     from selfattn.figures import (
         batch_grid,
         before_after,
@@ -97,10 +97,9 @@ def reference_figures() -> list[tuple[str, PageWeight]]:
     from selfattn.toy import run_toy
 
     corpus = load_corpus()
-    config = TrainConfig(learning_rate=1e-3, max_iters=5000, eval_interval=500)
-    model, history = fit("attention", config)
-    _, bigram = fit("bigram", TrainConfig())
-    initial = make_model("attention", corpus.tokenizer.vocab_size, config)
+    model, history = fit("attention", ATTENTION)
+    _, bigram = fit("bigram", BIGRAM)
+    initial = make_model("attention", corpus.tokenizer.vocab_size, ATTENTION)
     xb, _ = get_batch(corpus.train, 4, 8, torch.Generator().manual_seed(1337))
     toy = run_toy()
     figures = [

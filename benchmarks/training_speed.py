@@ -2,8 +2,8 @@
 
 Once with the package's loop (``selfattn.train``) and once with a deliberately
 naive loop of the lecture kind: a Python-list ``get_batch``, evaluation as 200
-separate forward passes per split, and the default (unfused) AdamW. Both use the
-same model class, hyperparameters and seed.
+separate forward passes per split, the default (unfused) AdamW and torch's default
+thread count. Both use the same model class, hyperparameters (``ATTENTION``) and seed.
 
     python benchmarks/training_speed.py [--max-iters 5000]
 """
@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import torch
 
-from selfattn import TrainConfig, load_corpus, make_model, train
+from selfattn import ATTENTION, TrainConfig, load_corpus, make_model, train
+from selfattn.threads import ALL_CORES
 
 
 def naive_get_batch(data: torch.Tensor, cfg: TrainConfig) -> tuple[torch.Tensor, torch.Tensor]:
@@ -41,6 +43,7 @@ def naive_estimate_loss(model: torch.nn.Module, splits: dict, cfg: TrainConfig) 
 
 def naive_train(model: torch.nn.Module, splits: dict, cfg: TrainConfig) -> float:
     """The lecture loop; returns the final val loss."""
+    torch.set_num_threads(ALL_CORES)  # torch's default, which the package changes on import
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.learning_rate)
     for it in range(cfg.max_iters):
         if it % cfg.eval_interval == 0:
@@ -50,14 +53,16 @@ def naive_train(model: torch.nn.Module, splits: dict, cfg: TrainConfig) -> float
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
-    return naive_estimate_loss(model, splits, cfg)["val"]
+    val = naive_estimate_loss(model, splits, cfg)["val"]
+    torch.set_num_threads(1)
+    return val
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-iters", type=int, default=5000)
+    parser.add_argument("--max-iters", type=int, default=ATTENTION.max_iters)
     args = parser.parse_args()
-    cfg = TrainConfig(learning_rate=1e-3, max_iters=args.max_iters, eval_interval=500)
+    cfg = replace(ATTENTION, max_iters=args.max_iters)
     corpus = load_corpus()
     vocab = corpus.tokenizer.vocab_size
 

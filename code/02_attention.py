@@ -1,14 +1,11 @@
-"""Chapter 2: one causal self-attention head on tiny Shakespeare (val loss about 2.41).
+"""One causal self-attention head on tiny Shakespeare (the chapter "The attention language
+model"): val loss about 2.41.
 
 python code/02_attention.py [--max-iters 5000] [--n-embd 32] [--head-size 32] ...
 """
 
-from selfattn import TrainConfig
+from selfattn import ATTENTION
 from selfattn.cli import main
 
 if __name__ == "__main__":
-    main(
-        "attention",
-        TrainConfig(n_embd=32, head_size=32, learning_rate=1e-3, max_iters=5000, eval_interval=500),
-        __doc__,
-    )
+    main("attention", ATTENTION, __doc__)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from selfattn import get_batch, split_train_val
+from selfattn import ConfigError, get_batch, split_train_val
 
 
 def test_split_is_ninety_ten(corpus):
@@ -39,5 +39,5 @@ def test_same_generator_seed_same_batch(corpus):
 
 
 def test_block_longer_than_data_is_a_clear_error():
-    with pytest.raises(ValueError, match="block_size=10 needs more than 10 tokens"):
+    with pytest.raises(ConfigError, match="block_size=10 needs more than 10 tokens"):
         get_batch(torch.arange(10), 2, 10, torch.Generator())

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import fields, replace
+
 import pytest
 
-from selfattn import ConfigError, TrainConfig
+from selfattn import ATTENTION, ConfigError, DataError, ReaderError, TrainConfig
 
 BAD = [
     ({"batch_size": 0}, r"batch_size=0: batch_size must be at least 1"),
@@ -15,7 +17,8 @@ BAD = [
     ({"max_iters": -1}, r"max_iters=-1: max_iters must be at least 0"),
     ({"eval_interval": 0}, r"eval_interval=0: eval_interval must be at least 1"),
     ({"eval_iters": None}, r"eval_iters=None \(NoneType\): eval_iters must be a whole number"),
-    ({"seed": -5}, r"seed=-5: seed must be at least 0"),
+    ({"seed": -5}, r"seed=-5: seed must be from 0 to 18446744073709551615 \(torch takes seeds of 64 bits\)"),
+    ({"seed": 2**64}, r"seed=18446744073709551616: seed must be from 0 to 18446744073709551615"),
     ({"learning_rate": 0}, r"learning_rate=0: learning_rate must be a finite number greater than 0"),
     ({"learning_rate": -1e-3}, r"learning_rate=-0\.001: learning_rate must be a finite number"),
     ({"learning_rate": float("nan")}, r"learning_rate=nan: learning_rate must be a finite number"),
@@ -24,6 +27,12 @@ BAD = [
     ({"learning_rate": "1e-3"}, r"learning_rate='1e-3' \(str\): learning_rate must be a number"),
     ({"learning_rate": False}, r"learning_rate=False \(bool\): learning_rate must be a number"),
     ({"batch_size": 100_000, "block_size": 4096}, r"batch_size=100000 with block_size=4096 .* GiB"),
+    (
+        {"learnig_rate": 1e-3},
+        r"TrainConfig has no field 'learnig_rate'\. Did you mean learning_rate\? Its fields",
+    ),
+    ({"n_embed": 64}, r"has no field 'n_embed'\. Did you mean n_embd\?"),
+    ({"temperature": 0.8}, r"has no field 'temperature'\. Its fields are batch_size, block_size"),
 ]
 
 
@@ -35,10 +44,31 @@ def test_bad_config_is_rejected_with_a_clear_message(overrides, message):
         TrainConfig(**overrides)
 
 
-def test_config_error_is_a_value_error():
-    assert issubclass(ConfigError, ValueError)
+def test_every_failure_is_one_line():
+    for overrides, _ in BAD:
+        with pytest.raises(ConfigError) as error:
+            TrainConfig(**overrides)
+        assert "\n" not in str(error.value)
 
 
-def test_good_configs_are_accepted():
-    TrainConfig()
-    TrainConfig(learning_rate=1, max_iters=0, seed=0, block_size=256, batch_size=64, n_embd=384, head_size=64)
+def test_replace_is_checked_like_construction():
+    with pytest.raises(ConfigError, match="did you mean|Did you mean max_iters"):
+        replace(ATTENTION, max_iter=10)
+    with pytest.raises(ConfigError, match="max_iters=-1"):
+        replace(ATTENTION, max_iters=-1)
+
+
+def test_too_many_positional_values_is_a_config_error():
+    with pytest.raises(ConfigError, match="takes at most 9 values"):
+        TrainConfig(*range(1, 11))
+
+
+def test_reader_errors_share_one_base():
+    assert issubclass(ConfigError, ReaderError) and issubclass(DataError, ReaderError)
+    assert issubclass(ConfigError, ValueError), "code that catches ValueError still works"
+
+
+def test_printed_config_is_one_field_per_line():
+    lines = str(ATTENTION).splitlines()
+    assert len(lines) == len(fields(TrainConfig))
+    assert "learning_rate = 0.001" in lines and "    max_iters = 5000" in lines

@@ -27,7 +27,8 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from selfattn import TrainConfig, get_batch, make_model, train
+from selfattn import ConfigError, TrainConfig, get_batch, make_model, train
+from selfattn.anatomy import trace
 from selfattn.figures import (
     batch_grid,
     before_after,
@@ -38,7 +39,7 @@ from selfattn.figures import (
     shape_walk,
     training_curve,
 )
-from selfattn.figures.mechanism import head_stages, trace
+from selfattn.figures.mechanism import head_stages
 from selfattn.figures.output import script
 from selfattn.figures.sphinxext import one_copy
 
@@ -227,14 +228,14 @@ def test_embedded_numbers_are_the_models(corpus, figures, models):
 
 def test_bad_inputs_are_refused_with_a_reason(corpus, models):
     initial, model, _ = models
-    with pytest.raises(ValueError, match="at least block_size"):
+    with pytest.raises(ConfigError, match="at least block_size"):
         context_window("First")
-    with pytest.raises(ValueError, match="block_size=8"):
+    with pytest.raises(ConfigError, match="block_size=8"):
         score_table(model, corpus.tokenizer, "First Citizen")
-    with pytest.raises(ValueError, match="expected \\(2, 2\\)"):
+    with pytest.raises(ConfigError, match="expected \\(2, 2\\)"):
         heatmap_steps([(0, 1.0, torch.ones(3, 3) / 3)], ["a", "b"])
     bigram = make_model("bigram", corpus.tokenizer.vocab_size, CONFIG)
-    with pytest.raises(ValueError, match="same architecture"):
+    with pytest.raises(ConfigError, match="same architecture"):
         before_after(bigram, model)
 
 

@@ -21,12 +21,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import torch
 import yaml
 
-from selfattn import ConfigError, TrainConfig
+from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "_ext")]
@@ -121,6 +123,24 @@ def image_bytes(cell) -> bytes:
     return base64.b64decode(src.split(",", 1)[1])
 
 
+def reader_mistakes() -> list[tuple[str, str]]:
+    """Cell sources a reader might type in the bigram chapter, with the one line each must show."""
+    cells = {
+        "config = replace(BIGRAM, learning_rate=5)": lambda: replace(BIGRAM, learning_rate=5),
+        "config = replace(BIGRAM, learnig_rate=1e-3)": lambda: replace(BIGRAM, learnig_rate=1e-3),
+        "config = replace(BIGRAM, seed=-1)": lambda: replace(BIGRAM, seed=-1),
+        "get_batch(corpus.val[:8], 4, 8, torch.Generator())": lambda: get_batch(
+            load_corpus().val[:8], 4, 8, torch.Generator()
+        ),
+    }
+    mistakes = []
+    for source, make in cells.items():
+        with pytest.raises(ConfigError) as error:
+            make()
+        mistakes.append((source, str(error.value)))
+    return mistakes
+
+
 def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, browser, tmp_path):
     started = time.monotonic()
     log_path = tmp_path / "jupyter.log"
@@ -144,12 +164,12 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, bro
         assert "65 distinct symbols" in init.locator(STDOUT).inner_text(), "the thebe-init cell ran live"
 
         source = hyper.locator(".CodeMirror").evaluate("(el) => el.CodeMirror.getValue()")
-        assert "max_iters=3000" in source and "learning_rate=1e-2" in source
+        assert "config = BIGRAM\n" in source
         plot = hyper.locator("xpath=following-sibling::div[contains(@class, 'cell')][1]")
 
         images = []
         for max_iters in (300, 600):
-            edit(hyper, page, source.replace("max_iters=3000", f"max_iters={max_iters}"))
+            edit(hyper, page, source.replace("= BIGRAM\n", f"= replace(BIGRAM, max_iters={max_iters})\n"))
             run(hyper, f"{STDOUT}:has-text('step {max_iters}:')")
             live_val = float(re.search(r"val loss (\d+\.\d+)", hyper.locator(STDOUT).inner_text()).group(1))
             if not images:  # the cells above it ran first; the ones below have not run yet
@@ -167,14 +187,12 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, bro
             images.append(image_bytes(plot))
         assert images[0][:8] == b"\x89PNG\r\n\x1a\n" and images[0] != images[1], "each run draws a new figure"
 
-        bad = source.replace("learning_rate=1e-2", "learning_rate=5")
-        with pytest.raises(ConfigError) as expected:
-            TrainConfig(learning_rate=5)
-        edit(hyper, page, bad)
-        run(hyper, ERROR)
-        shown = hyper.locator(".jp-OutputArea").inner_text()
-        assert f"ConfigError: {expected.value}" in shown
-        assert "Traceback" not in shown and "File " not in shown, "one clear line, no traceback"
+        # a bad value, a misspelled field, an unusable seed, a context longer than the data
+        for mistake, expected in reader_mistakes():
+            edit(hyper, page, mistake)
+            run(hyper, ERROR)
+            shown = hyper.locator(".jp-OutputArea").inner_text().strip()
+            assert shown == f"ConfigError: {expected}", shown
 
         assert errors == [], f"JavaScript exceptions: {errors}"
         assert blocked == [], f"live code asked for outside files: {blocked}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from selfattn import CharTokenizer, gpt2_tokenizer
+from selfattn import CharTokenizer, ConfigError, gpt2_tokenizer
 
 
 def test_char_vocabulary_of_tiny_shakespeare(corpus):
@@ -22,7 +22,7 @@ def test_char_round_trip(corpus):
 
 def test_unknown_character_is_named():
     tok = CharTokenizer("abc")
-    with pytest.raises(ValueError, match="'z' is not in this tokenizer's 3-symbol vocabulary"):
+    with pytest.raises(ConfigError, match="'z' is not in this tokenizer's 3-symbol vocabulary"):
         tok.encode("abz")
 
 

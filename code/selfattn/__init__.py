@@ -5,14 +5,22 @@ is the code that ran.
 """
 
 from selfattn.batches import get_batch, split_train_val
-from selfattn.config import ConfigError, TrainConfig
+from selfattn.config import TrainConfig
 from selfattn.corpus import Corpus, load_corpus
-from selfattn.data import DataError, load_text
+from selfattn.data import load_text
+from selfattn.errors import ConfigError, DataError, ReaderError
 from selfattn.models import AttentionLanguageModel, BigramLanguageModel, Head
+from selfattn.runs import ATTENTION, ATTENTION_TRY, BIGRAM
+from selfattn.threads import use_one_thread
 from selfattn.tokenizers import CharTokenizer, gpt2_tokenizer
 from selfattn.training import History, Progress, estimate_loss, fit, make_model, train
 
+use_one_thread()
+
 __all__ = [
+    "ATTENTION",
+    "ATTENTION_TRY",
+    "BIGRAM",
     "AttentionLanguageModel",
     "BigramLanguageModel",
     "CharTokenizer",
@@ -23,6 +31,7 @@ __all__ = [
     "History",
     "TrainConfig",
     "Progress",
+    "ReaderError",
     "estimate_loss",
     "fit",
     "get_batch",

@@ -2,17 +2,26 @@
 
 ``Head.forward`` is written to be read; this module recomputes the same steps
 from the same layers and keeps every intermediate tensor, so a chapter can show
-each one. Tests check that ``stages(head, x).out`` equals ``head(x)``.
+each one. Tests check that ``stages(head, x).out`` equals ``head(x)``. The toy
+of "Watching attention learn" trains through ``stages`` too.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
+import torch.nn as nn
 from torch.nn import functional as F
 
-from selfattn.models import Head
+
+class HasProjections(Protocol):
+    """Anything with a head's three projections: a ``Head``, or the toy's run."""
+
+    query: nn.Module
+    key: nn.Module
+    value: nn.Module
 
 
 @dataclass(frozen=True)
@@ -24,18 +33,45 @@ class AttentionStages:
     v: torch.Tensor  # (B, T, hs)
     raw: torch.Tensor  # (B, T, T): q @ k^T
     scaled: torch.Tensor  # (B, T, T): raw * hs ** -0.5
-    masked: torch.Tensor  # (B, T, T): future positions set to -inf
+    masked: torch.Tensor  # (B, T, T): future positions set to -inf (equal to scaled if not causal)
     wei: torch.Tensor  # (B, T, T): softmax over each row
     out: torch.Tensor  # (B, T, hs): wei @ v
 
 
-@torch.no_grad()
-def stages(head: Head, x: torch.Tensor) -> AttentionStages:
-    """Run ``head`` on ``x`` (B, T, C) and keep every step."""
-    T = x.shape[1]
+def stages(head: HasProjections, x: torch.Tensor, causal: bool = True) -> AttentionStages:
+    """Run ``head``'s projections on ``x`` (B, T, C) or (T, C) and keep every step.
+
+    Gradients flow as usual; wrap the call in ``torch.no_grad()`` to only look.
+    """
+    T = x.shape[-2]
     q, k, v = head.query(x), head.key(x), head.value(x)  # (B, T, hs) each
     raw = q @ k.transpose(-2, -1)  # (B, T, T)
     scaled = raw * k.shape[-1] ** -0.5  # (B, T, T)
-    masked = scaled.masked_fill(head.tril[:T, :T] == 0, float("-inf"))  # (B, T, T)
+    masked = scaled
+    if causal:
+        future = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(diagonal=1)  # (T, T)
+        masked = scaled.masked_fill(future, float("-inf"))  # (B, T, T)
     wei = F.softmax(masked, dim=-1)  # (B, T, T)
     return AttentionStages(q, k, v, raw, scaled, masked, wei, wei @ v)
+
+
+@torch.no_grad()
+def trace(model: nn.Module, idx: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Run ``model`` on ``idx`` (B, T) and keep what its layers saw: hooks, not a re-implementation."""
+    seen: dict[str, torch.Tensor] = {}
+    hooks = [
+        model.token_embedding_table.register_forward_hook(lambda m, i, o: seen.update(tok_emb=o)),
+        model.sa_head.register_forward_hook(lambda m, i, o: seen.update(x=i[0], out=o)),
+    ]
+    try:
+        seen["logits"], _ = model(idx)  # (B, T, vocab_size)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return seen  # tok_emb, x: (B, T, C); out: (B, T, hs); logits: (B, T, vocab_size)
+
+
+@torch.no_grad()
+def model_stages(model: nn.Module, idx: torch.Tensor) -> AttentionStages:
+    """The attention model's head, stage by stage, on its real input for ids ``idx`` (B, T)."""
+    return stages(model.sa_head, trace(model, idx)["x"])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import torch
 
+from selfattn.errors import ConfigError
+
 
 def split_train_val(data: torch.Tensor, train_fraction: float = 0.9) -> tuple[torch.Tensor, torch.Tensor]:
     """The first 90% of the ids for training, the rest for validation."""
@@ -20,7 +22,7 @@ def get_batch(
     ``y[b, t] = data[start[b] + t + 1]``.
     """
     if len(data) <= block_size:
-        raise ValueError(
+        raise ConfigError(
             f"block_size={block_size} needs more than {block_size} tokens of data, "
             f"but this split has {len(data)}; use a smaller block_size."
         )

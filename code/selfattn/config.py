@@ -2,74 +2,45 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, fields
+from selfattn.errors import ConfigError
+from selfattn.settings import checked, setting
 
 # The largest activation budget a run may ask for; beyond it a laptop starts to swap.
 MEMORY_LIMIT_BYTES = 2 * 2**30
 # The largest vocabulary the book trains on (characters of tiny Shakespeare: 65).
 ASSUMED_VOCAB = 128
+# torch seeds are unsigned 64-bit integers.
+LARGEST_SEED = 2**64 - 1
+SEED_HINT = "torch takes seeds of 64 bits"
 
 
-class ConfigError(ValueError):
-    """A hyperparameter with a value the book cannot train with."""
-
-
-@dataclass(frozen=True)
+@checked
 class TrainConfig:
     """Everything a training run depends on. Defaults are the bigram chapter's."""
 
-    batch_size: int = 32
-    block_size: int = 8
-    n_embd: int = 32
-    head_size: int = 32
-    learning_rate: float = 1e-2
-    max_iters: int = 3000
-    eval_interval: int = 300
-    eval_iters: int = 200
-    seed: int = 1337
+    batch_size: int = setting(32, "sequences in each training batch", low=1)
+    block_size: int = setting(8, "context length: how many tokens a position can see", low=1)
+    n_embd: int = setting(32, "width of the token and position embeddings", low=1)
+    head_size: int = setting(32, "width of the attention head's queries, keys and values", low=1)
+    learning_rate: float = setting(
+        1e-2, "AdamW's step size", low=0, low_open=True, high=1, hint="typical values are 1e-4 to 1e-2"
+    )
+    max_iters: int = setting(3000, "training steps", low=0)
+    eval_interval: int = setting(300, "steps between two evaluations of both splits", low=1)
+    eval_iters: int = setting(200, "batches averaged in each evaluation", low=1)
+    seed: int = setting(
+        1337, "seed for the starting weights and the batches", low=0, high=LARGEST_SEED, hint=SEED_HINT
+    )
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.type == "float":
-                _check_rate(f.name, value)
-            else:
-                _check_count(f.name, value, minimum=0 if f.name in ("max_iters", "seed") else 1)
-        _check_memory(self)
-
-
-def _check_count(name: str, value: object, minimum: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(
-            f"{name}={value!r} ({type(value).__name__}): {name} must be a whole number "
-            f"(int) of at least {minimum}, e.g. {name}=8."
-        )
-    if value < minimum:
-        raise ConfigError(f"{name}={value}: {name} must be at least {minimum}.")
-
-
-def _check_rate(name: str, value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(
-            f"{name}={value!r} ({type(value).__name__}): {name} must be a number, e.g. {name}=1e-3."
-        )
-    if not math.isfinite(value) or not 0 < value <= 1:
-        raise ConfigError(
-            f"{name}={value}: {name} must be a finite number greater than 0 and at most 1 "
-            "(typical values are 1e-4 to 1e-2)."
-        )
-
-
-def _check_memory(cfg: TrainConfig) -> None:
-    """Reject sizes whose activations (forward and backward) cannot fit in memory."""
-    widest = max(cfg.block_size, cfg.n_embd, cfg.head_size, ASSUMED_VOCAB)
-    # about ten float32 tensors of shape (B, T, widest) live during one step
-    need = 10 * 4 * cfg.batch_size * cfg.block_size * widest
-    if need > MEMORY_LIMIT_BYTES:
-        raise ConfigError(
-            f"batch_size={cfg.batch_size} with block_size={cfg.block_size} "
-            f"(and n_embd={cfg.n_embd}, head_size={cfg.head_size}) needs about "
-            f"{need / 2**30:.1f} GiB per step, more than the {MEMORY_LIMIT_BYTES / 2**30:.0f} GiB "
-            "allowed; make batch_size or block_size smaller."
-        )
+    def check_together(self) -> None:
+        """Reject sizes whose activations (forward and backward) cannot fit in memory."""
+        widest = max(self.block_size, self.n_embd, self.head_size, ASSUMED_VOCAB)
+        # about ten float32 tensors of shape (B, T, widest) live during one step
+        need = 10 * 4 * self.batch_size * self.block_size * widest
+        if need > MEMORY_LIMIT_BYTES:
+            raise ConfigError(
+                f"batch_size={self.batch_size} with block_size={self.block_size} "
+                f"(and n_embd={self.n_embd}, head_size={self.head_size}) needs about "
+                f"{need / 2**30:.1f} GiB per step, more than the {MEMORY_LIMIT_BYTES / 2**30:.0f} GiB "
+                "allowed; make batch_size or block_size smaller."
+            )

@@ -16,12 +16,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from selfattn.errors import DataError
+
 MIRROR_ENV = "SELFATTN_DATA_MIRROR"
 CACHE_ENV = "SELFATTN_CACHE"
-
-
-class DataError(RuntimeError):
-    """A download or data file problem, with the way out in its message."""
 
 
 @dataclass(frozen=True)

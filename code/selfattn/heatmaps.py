@@ -22,6 +22,7 @@ def heatmap(
     vmin: float | None = None,
     vmax: float | None = None,
     fmt: str | None = "{:.1f}",
+    fontsize: float = 7,
 ) -> AxesImage:
     """Draw ``values`` (rows, cols) on ``ax``; ``-inf`` cells are grey and marked "−∞".
 
@@ -40,11 +41,20 @@ def heatmap(
     if fmt is not None:
         for (row, col), value in np.ndenumerate(grid):
             if np.isneginf(value):
-                ax.text(col, row, "−∞", ha="center", va="center", fontsize=7, color="#444444")
+                ax.text(col, row, "−∞", ha="center", va="center", fontsize=fontsize, color="#444444")
                 continue
-            red, green, blue, _ = image.cmap(image.norm(value))
-            dark = 0.299 * red + 0.587 * green + 0.114 * blue < 0.5
             text = fmt.format(value)
             text = fmt.format(0.0) if float(text) == 0 else text.replace("-", "−")  # no "−0.0"
-            ax.text(col, row, text, ha="center", va="center", fontsize=7, color="white" if dark else "black")
+            ink = ink_on(image.cmap(image.norm(value))[:3])
+            ax.text(col, row, text, ha="center", va="center", fontsize=fontsize, color=ink)
     return image
+
+
+def ink_on(rgb: Sequence[float]) -> str:
+    """Black or white text, whichever contrasts more with a cell of colour ``rgb`` (0-1 each).
+
+    WCAG's relative luminance and contrast ratio; ``paint`` in figures.js applies the same rule.
+    """
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    luminance = 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+    return "black" if (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) else "white"

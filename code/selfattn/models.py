@@ -11,8 +11,6 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from selfattn.threads import threads_for
-
 
 class BigramLanguageModel(nn.Module):
     """A table of next-character scores, one row per current character."""
@@ -108,14 +106,13 @@ def generate(
     generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """Extend ``idx`` (B, T) by sampling one token at a time from ``model``."""
-    with threads_for(idx.shape[0] * model.block_size * 128):
-        for _ in range(max_new_tokens):
-            # crop to the context window: at most block_size positions
-            idx_cond = idx[:, -model.block_size :]  # (B, T)
-            logits, _ = model(idx_cond)  # (B, T, vocab_size)
-            logits = logits[:, -1, :]  # (B, vocab_size): the last position
-            probs = F.softmax(logits, dim=-1)  # (B, vocab_size)
-            # (B, 1): one id per row, drawn with the probabilities in probs
-            idx_next = torch.multinomial(probs, 1, generator=generator)
-            idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
+    for _ in range(max_new_tokens):
+        # crop to the context window: at most block_size positions
+        idx_cond = idx[:, -model.block_size :]  # (B, T)
+        logits, _ = model(idx_cond)  # (B, T, vocab_size)
+        logits = logits[:, -1, :]  # (B, vocab_size): the last position
+        probs = F.softmax(logits, dim=-1)  # (B, vocab_size)
+        # (B, 1): one id per row, drawn with the probabilities in probs
+        idx_next = torch.multinomial(probs, 1, generator=generator)
+        idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
     return idx

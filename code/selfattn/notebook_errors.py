@@ -1,7 +1,7 @@
-"""The package's own errors, shown in a notebook as one clear line instead of a traceback.
+"""The package's reader errors, shown in a notebook as one clear line instead of a traceback.
 
-A ``ConfigError`` or ``DataError`` message already says what is wrong and how to fix it; the
-stack of frames above it only hides that. Load with ``%load_ext selfattn.notebook_errors``
+A ``ReaderError`` (``ConfigError``, ``DataError``) already says what is wrong and how to fix
+it; the stack of frames above it only hides that. Load with ``%load_ext selfattn.notebook_errors``
 (the book's live pages do this in every new kernel).
 """
 
@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from types import TracebackType
 
-from selfattn.config import ConfigError
-from selfattn.data import DataError
+from selfattn.errors import ReaderError
 
-CLEAR_ERRORS = (ConfigError, DataError)
 RED, RESET = "\x1b[0;31m", "\x1b[0m"
 
 
@@ -24,7 +22,7 @@ def one_line(shell, etype: type[BaseException], value: BaseException, tb: Traceb
 
 
 def load_ipython_extension(ipython) -> None:
-    ipython.set_custom_exc(CLEAR_ERRORS, one_line)
+    ipython.set_custom_exc((ReaderError,), one_line)
 
 
 def unload_ipython_extension(ipython) -> None:

@@ -8,6 +8,7 @@ import shutil
 from collections.abc import Iterable
 
 from selfattn.data import GPT2_ENCODER, GPT2_VOCAB, cache_dir, fetch
+from selfattn.errors import ConfigError
 
 
 class CharTokenizer:
@@ -26,7 +27,7 @@ class CharTokenizer:
         try:
             return [self.stoi[ch] for ch in text]
         except KeyError as err:
-            raise ValueError(
+            raise ConfigError(
                 f"The character {err.args[0]!r} is not in this tokenizer's "
                 f"{self.vocab_size}-symbol vocabulary; use only characters that "
                 "occur in the training text."

@@ -6,22 +6,22 @@ standard deviation 1 and then frozen). Only the head's query, key and value
 projections train, with Adam, so that each position's output approaches the
 *next* position's input vector; the last position aims at its own vector.
 
-``run_toy(ToyConfig())`` repeats a popular notebook's experiment number for
+``run_toy(ToyConfig())`` repeats a well-known notebook experiment number for
 number: same seed, same layers created in the same order, same optimizer.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn as nn
-from torch.nn import functional as F
 
-from selfattn.config import ConfigError
+from selfattn.anatomy import stages
+from selfattn.config import LARGEST_SEED, SEED_HINT
+from selfattn.errors import ConfigError
+from selfattn.settings import checked, setting
 from selfattn.tokenizers import gpt2_tokenizer
 
 SENTENCE = "Your journey starts with one step"
@@ -31,52 +31,21 @@ MAX_STEPS = 20_000  # about a minute of training on a laptop
 MAX_WIDTH = 256
 
 
-@dataclass(frozen=True)
+@checked
 class ToyConfig:
     """The toy's knobs. The defaults are the notebook's experiment."""
 
-    learning_rate: float = 0.05
-    steps: int = 201  # optimizer steps, numbered 0 .. steps - 1
-    seed: int = 42
-    causal: bool = False  # mask future positions, as a language model must
-    learn_values: bool = True  # False freezes the value projection at the identity
-    n_embd: int = 6
-    head_size: int = 4
-
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.type == "bool":
-                if not isinstance(value, bool):
-                    raise ConfigError(f"{f.name}={value!r}: {f.name} must be True or False.")
-            elif f.type == "float":
-                _check_learning_rate(value)
-            else:
-                low, high = {"steps": (1, MAX_STEPS), "seed": (0, 2**63 - 1)}.get(f.name, (1, MAX_WIDTH))
-                _check_int(f.name, value, low, high)
-
-
-def _check_learning_rate(value: object) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(
-            f"learning_rate={value!r} ({type(value).__name__}): learning_rate must be a number, "
-            "e.g. learning_rate=0.05."
-        )
-    if not math.isfinite(value) or not 0 < value <= 10:
-        raise ConfigError(
-            f"learning_rate={value}: learning_rate must be a finite number greater than 0 and at most 10 "
-            "(this toy trains well between about 0.005 and 0.5)."
-        )
-
-
-def _check_int(name: str, value: object, low: int, high: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(
-            f"{name}={value!r} ({type(value).__name__}): {name} must be a whole number (int) "
-            f"from {low} to {high}."
-        )
-    if not low <= value <= high:
-        raise ConfigError(f"{name}={value}: {name} must be from {low} to {high}.")
+    learning_rate: float = setting(
+        0.05, "Adam's step size", low=0, low_open=True, high=10, hint="this toy trains well from 0.005 to 0.5"
+    )
+    steps: int = setting(201, "optimizer steps, numbered 0 .. steps - 1", low=1, high=MAX_STEPS)
+    seed: int = setting(
+        42, "seed for the inputs and the head's starting weights", low=0, high=LARGEST_SEED, hint=SEED_HINT
+    )
+    causal: bool = setting(False, "mask future positions, as a language model must")
+    learn_values: bool = setting(True, "train the value projection (False: freeze it at the identity)")
+    n_embd: int = setting(6, "width of each token's input vector", low=1, high=MAX_WIDTH)
+    head_size: int = setting(4, "width of the queries and keys", low=1, high=MAX_WIDTH)
 
 
 @dataclass
@@ -100,21 +69,8 @@ class ToyRun:
     @torch.no_grad()
     def attend(self) -> tuple[torch.Tensor, torch.Tensor]:
         """The trained head's weights (T, T) and outputs (T, C) on ``x``."""
-        return attend(self.x, self.query, self.key, self.value, self.config.causal)
-
-
-def attend(
-    x: torch.Tensor, query: nn.Linear, key: nn.Linear, value: nn.Linear, causal: bool
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """One head on one sequence: returns the attention weights and the outputs."""
-    T = x.shape[0]
-    q, k, v = query(x), key(x), value(x)  # (T, hs), (T, hs), (T, C)
-    scores = q @ k.T / k.shape[-1] ** 0.5  # (T, T)
-    if causal:
-        future = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)  # (T, T): True above the diagonal
-        scores = scores.masked_fill(future, float("-inf"))
-    wei = F.softmax(scores, dim=-1)  # (T, T)
-    return wei, wei @ v  # (T, T), (T, C)
+        s = stages(self, self.x, self.config.causal)
+        return s.wei, s.out
 
 
 def run_toy(
@@ -124,22 +80,6 @@ def run_toy(
 
     The last step is always kept too. The global random state is left as it was.
     """
-    with _one_thread():
-        return _run_toy(config, text, snapshot_steps)
-
-
-@contextmanager
-def _one_thread() -> Iterator[None]:
-    """Six-by-six matrices: hand-offs between CPU threads would cost more than the arithmetic."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
-def _run_toy(config: ToyConfig | None, text: str, snapshot_steps: Iterable[int]) -> ToyRun:
     config = ToyConfig() if config is None else config
     tokenizer = gpt2_tokenizer()
     ids = tokenizer.encode(text)
@@ -168,12 +108,12 @@ def _run_toy(config: ToyConfig | None, text: str, snapshot_steps: Iterable[int])
     optimizer = torch.optim.Adam(trained, lr=config.learning_rate)
     run = ToyRun(config, tokens, x, target, query, key, value)
     for step in range(config.steps):
-        wei, out = attend(x, query, key, value, config.causal)  # (T, T), (T, C)
-        loss = ((out - target) ** 2).mean()
+        s = stages(run, x, config.causal)  # the head's stages on x: wei (T, T), out (T, C)
+        loss = ((s.out - target) ** 2).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
         run.losses.append(loss.item())
         if step in keep:
-            run.snapshots[step] = wei.detach().clone()
+            run.snapshots[step] = s.wei.detach().clone()
     return run

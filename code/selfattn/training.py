@@ -9,8 +9,9 @@ import torch
 import torch.nn as nn
 
 from selfattn.batches import get_batch
-from selfattn.config import TrainConfig
+from selfattn.config import LARGEST_SEED, TrainConfig
 from selfattn.corpus import load_corpus
+from selfattn.errors import ConfigError
 from selfattn.models import AttentionLanguageModel, BigramLanguageModel
 from selfattn.threads import threads_for
 
@@ -50,7 +51,7 @@ class Progress:
 def make_model(kind: str, vocab_size: int, config: TrainConfig) -> nn.Module:
     """Build ``"bigram"`` or ``"attention"`` with weights drawn from ``config.seed``."""
     if kind not in MODELS:
-        raise ValueError(f"kind={kind!r}: choose one of {', '.join(MODELS)}.")
+        raise ConfigError(f"kind={kind!r}: choose one of {', '.join(MODELS)}.")
     torch.manual_seed(config.seed)
     if kind == "bigram":
         return BigramLanguageModel(vocab_size)
@@ -95,7 +96,7 @@ def train(
     often or how long the run is evaluated leaves the training batches alone.
     """
     widest = max(config.n_embd, config.head_size, config.block_size)
-    with threads_for(config.batch_size * config.block_size * widest):
+    with threads_for(config.batch_size, config.block_size, widest):
         return _train(model, train_data, val_data, config, progress)
 
 
@@ -107,7 +108,7 @@ def _train(
     progress: Callable[[Progress], None] | None,
 ) -> History:
     generator = torch.Generator().manual_seed(config.seed)
-    eval_generator = torch.Generator().manual_seed(config.seed + 1)
+    eval_generator = torch.Generator().manual_seed((config.seed + 1) % (LARGEST_SEED + 1))
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, fused=True)
     history = History()
 

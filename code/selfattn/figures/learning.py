@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure as MplFigure
 
+from selfattn.errors import ConfigError
 from selfattn.figures.output import InteractiveFigure, rounded, shown
 from selfattn.plotting import COLORS
 from selfattn.training import History
@@ -100,7 +101,7 @@ def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3
     """
     before, after = _matrices(initial), _matrices(trained)
     if {k: v.shape for k, v in before.items()} != {k: v.shape for k, v in after.items()}:
-        raise ValueError(
+        raise ConfigError(
             "initial and trained must be the same architecture (same parameter names and shapes)."
         )
     mats = []
@@ -177,12 +178,12 @@ def heatmap_steps(
     for step, loss, weights in snapshots:
         w = np.asarray(torch.as_tensor(weights).detach().cpu(), dtype=float).squeeze()
         if w.shape != (len(labels), len(labels)):
-            raise ValueError(
+            raise ConfigError(
                 f"step {step}: weights have shape {w.shape}, expected ({len(labels)}, {len(labels)})."
             )
         snaps.append({"step": int(step), "loss": round(float(loss), 6), "w": rounded(w, 3)})
     if not snaps:
-        raise ValueError("snapshots is empty: record at least one (step, loss, weights).")
+        raise ConfigError("snapshots is empty: record at least one (step, loss, weights).")
     first, last = snaps[0], snaps[-1]
     focus = min(1, len(labels) - 1)
 

@@ -6,41 +6,29 @@ text and keep what its layers saw and returned.
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import torch
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Rectangle
 
-from selfattn.anatomy import AttentionStages, stages
+from selfattn.anatomy import AttentionStages, model_stages, trace
+from selfattn.errors import ConfigError
 from selfattn.figures.output import InteractiveFigure, rounded, shown
+from selfattn.heatmaps import heatmap
 from selfattn.models import AttentionLanguageModel
 from selfattn.tokenizers import CharTokenizer
 
 LIT, DIM, NEXT = "#f3c26b", "#eceff2", "#009E73"
 
 
-@torch.no_grad()
-def trace(model: AttentionLanguageModel, idx: torch.Tensor) -> dict[str, torch.Tensor]:
-    """Run ``model`` on ``idx`` (B, T) and keep what its layers saw: hooks, not a re-implementation."""
-    seen: dict[str, torch.Tensor] = {}
-    hooks = [
-        model.token_embedding_table.register_forward_hook(lambda m, i, o: seen.update(tok_emb=o)),
-        model.sa_head.register_forward_hook(lambda m, i, o: seen.update(x=i[0], out=o)),
-    ]
-    try:
-        seen["logits"], _ = model(idx)  # (B, T, vocab_size)
-    finally:
-        for hook in hooks:
-            hook.remove()
-    return seen  # tok_emb, x: (B, T, C); out: (B, T, hs); logits: (B, T, vocab_size)
-
-
 def head_stages(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> AttentionStages:
     """The head's intermediates for one sequence of text (batch of one)."""
     if not 1 <= len(text) <= model.block_size:
-        raise ValueError(f"text has {len(text)} characters; give 1 to block_size={model.block_size}.")
+        raise ConfigError(f"text has {len(text)} characters; give 1 to block_size={model.block_size}.")
     idx = torch.tensor([tokenizer.encode(text)])  # (1, T)
-    return stages(model.sa_head, trace(model, idx)["x"])
+    return model_stages(model, idx)
 
 
 def context_window(text: str, block_size: int = 8, selected: int = 3) -> InteractiveFigure:
@@ -50,7 +38,9 @@ def context_window(text: str, block_size: int = 8, selected: int = 3) -> Interac
     window is what the last position predicts.
     """
     if len(text) <= block_size:
-        raise ValueError(f"text has {len(text)} characters; give at least block_size + 1 = {block_size + 1}.")
+        raise ConfigError(
+            f"text has {len(text)} characters; give at least block_size + 1 = {block_size + 1}."
+        )
     window = text[: block_size + 1]
     data = {
         "tokens": [shown(c) for c in window[:-1]],
@@ -159,6 +149,12 @@ def shape_walk(
     The rows of the small heatmaps are labelled with ``tokenizer``'s characters, or with ids.
     """
     seen = trace(model, idx)
+    forward = inspect.getsource(type(model).forward).splitlines()
+
+    def line(fragment: str) -> str:
+        """The line of the model's ``forward`` that holds ``fragment``, without its comment."""
+        return next(code for code in (row.split("  #")[0].strip() for row in forward) if fragment in code)
+
     B, T = idx.shape
     C, hs, V = seen["x"].shape[-1], seen["out"].shape[-1], seen["logits"].shape[-1]
     head_note = "equal to n_embd here, so its length stays" if hs == C else "so its length becomes"
@@ -172,14 +168,14 @@ def shape_walk(
         ),
         (
             "token embeddings",
-            "tok_emb = self.token_embedding_table(idx)",
+            line("token_embedding_table"),
             seen["tok_emb"],
             2,
             f"Each id becomes its row of the embedding table: a new last axis of C = n_embd = {C} numbers.",
         ),
         (
             "+ positions",
-            "x = tok_emb + pos_emb",
+            line("tok_emb + pos_emb"),
             seen["x"],
             None,
             f"Adding the ({T}, {C}) position embeddings changes the numbers, not the shape: "
@@ -187,7 +183,7 @@ def shape_walk(
         ),
         (
             "attention",
-            "x = self.sa_head(x)",
+            line("sa_head"),
             seen["out"],
             2,
             "The head mixes each position with the ones before it. The last axis now holds head_size "
@@ -195,7 +191,7 @@ def shape_walk(
         ),
         (
             "logits",
-            "logits = self.lm_head(x)",
+            line("lm_head"),
             seen["logits"],
             2,
             f"lm_head turns each position's {hs} numbers into {V} scores, one per character of the "
@@ -269,21 +265,6 @@ def score_table(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: s
     )
 
 
-def _annotated(ax, matrix: np.ndarray, tokens: list[str], cmap: str, vmin: float, vmax: float) -> None:
-    shown_values = np.where(np.isfinite(matrix), matrix, np.nan)
-    ax.imshow(shown_values, cmap=cmap, vmin=vmin, vmax=vmax)
-    for (r, c), v in np.ndenumerate(matrix):
-        label = f"{v:.2f}" if np.isfinite(v) else "−∞"
-        color = "#b3261e" if not np.isfinite(v) else ("#111" if (v - vmin) / (vmax - vmin) > 0.55 else "#fff")
-        if cmap == "RdBu_r" and np.isfinite(v):
-            color = "#111" if abs(v) < 0.6 * vmax else "#fff"
-        ax.text(c, r, label, ha="center", va="center", fontsize=5.5, color=color)
-    ax.set_xticks(range(len(tokens)), tokens, fontsize=8)
-    ax.set_yticks(range(len(tokens)), tokens, fontsize=8)
-    ax.grid(False)
-    ax.tick_params(length=0)
-
-
 def _draw_scores(fig: MplFigure, d: dict) -> None:
     titles = {
         "raw": "1. raw q·kᵀ",
@@ -294,11 +275,12 @@ def _draw_scores(fig: MplFigure, d: dict) -> None:
     for ax, (name, title) in zip(fig.subplots(2, 2).flat, titles.items(), strict=True):
         m = np.array([[np.nan if v is None else v for v in row] for row in d["stages"][name]])
         m = np.where(np.isnan(m), -np.inf, m)
-        if name == "wei":
-            _annotated(ax, m, d["tokens"], "viridis", 0.0, 1.0)
-        else:
-            scale = np.abs(m[np.isfinite(m)]).max() or 1
-            _annotated(ax, m, d["tokens"], "RdBu_r", -scale, scale)
+        scale = 1.0 if name == "wei" else np.abs(m[np.isfinite(m)]).max() or 1
+        low, cmap = (0.0, "viridis") if name == "wei" else (-scale, "RdBu_r")
+        heatmap(
+            ax, torch.from_numpy(m), d["tokens"], cmap=cmap, vmin=low, vmax=scale, fmt="{:.2f}", fontsize=5.5
+        )
+        ax.tick_params(labelsize=8)
         ax.set_title(title, fontsize=10)
 
 
@@ -327,7 +309,10 @@ def mixing_values(
 def _draw_mix(fig: MplFigure, d: dict) -> None:
     wei, v, i, tokens = np.asarray(d["wei"]), np.asarray(d["v"]), d["row"], d["tokens"]
     left, right = fig.subplots(1, 2, width_ratios=[1, 1.6])
-    _annotated(left, wei, tokens, "viridis", 0.0, 1.0)
+    heatmap(
+        left, torch.from_numpy(wei), tokens, cmap="viridis", vmin=0.0, vmax=1.0, fmt="{:.2f}", fontsize=5.5
+    )
+    left.tick_params(labelsize=8)
     left.add_patch(Rectangle((-0.5, i - 0.5), len(tokens), 1, fill=False, ec="#b3261e", lw=2))
     left.set_title(f"wei: row {i} holds the weights", fontsize=9)
     parts = wei[i, : i + 1, None] * v[: i + 1]  # (i + 1, hs)

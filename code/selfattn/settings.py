@@ -1,0 +1,120 @@
+"""One validator for every config in the package, driven by the fields' declarations.
+
+A config is a class decorated with :func:`checked`, whose fields are declared
+with :func:`setting`: the annotation gives the type (``int``, ``float`` or
+``bool``), the declaration gives the allowed range and a few words on what the
+field controls. The checks run the moment a config is made (``replace`` too),
+and every failure is a one-line :class:`ConfigError` that names the field, the
+value and what is allowed::
+
+    @checked
+    class Example:
+        steps: int = setting(100, "optimizer steps", low=1)
+        rate: float = setting(0.1, "step size", low=0, low_open=True, high=1)
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any, get_type_hints
+
+from selfattn.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class Rule:
+    """What a field accepts: bounds (open or closed), its meaning, and a hint for bad values."""
+
+    help: str  # what the field controls, in a few words (shown by the scripts' --help)
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False  # True: the value must be greater than ``low``
+    high_open: bool = False  # True: the value must be less than ``high``
+    hint: str = ""  # appended to an out-of-range message, e.g. typical values
+
+    def allows(self, value: float) -> bool:
+        above = self.low is None or (value > self.low if self.low_open else value >= self.low)
+        below = self.high is None or (value < self.high if self.high_open else value <= self.high)
+        return above and below
+
+    def describe(self, kind: type) -> str:
+        """The allowed range in words, e.g. "at least 1" or "greater than 0 and at most 1"."""
+        if kind is int and not self.low_open and not self.high_open and None not in (self.low, self.high):
+            return f"from {self.low} to {self.high}"
+        words = []
+        if self.low is not None:
+            words.append(f"{'greater than' if self.low_open else 'at least'} {self.low:g}")
+        if self.high is not None:
+            words.append(f"{'less than' if self.high_open else 'at most'} {self.high:g}")
+        return " and ".join(words)
+
+
+def setting(default: Any, help: str, **rule: Any) -> Any:
+    """Declare a config field: its default, what it controls, and its bounds (see :class:`Rule`)."""
+    return field(default=default, metadata={"rule": Rule(help, **rule)})
+
+
+def rule_of(config_class: type, name: str) -> Rule:
+    """The declared rule of one field."""
+    return next(f.metadata["rule"] for f in fields(config_class) if f.name == name)
+
+
+def checked(cls: type) -> type:
+    """Make ``cls`` a frozen dataclass whose fields are checked whenever one is made.
+
+    After the fields, an optional ``check_together(self)`` method checks rules
+    that involve several fields (e.g. the memory a run needs).
+    """
+    cls = dataclass(frozen=True)(cls)
+    names = [f.name for f in fields(cls)]
+    kinds = get_type_hints(cls)
+    generated_init = cls.__init__
+
+    @functools.wraps(generated_init)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        for name in kwargs:
+            if name not in names:
+                raise ConfigError(_unknown(cls.__name__, name, names))
+        if len(args) > len(names):
+            raise ConfigError(
+                f"{cls.__name__} takes at most {len(names)} values; name each one, e.g. seed=1."
+            )
+        generated_init(self, *args, **kwargs)
+        for f in fields(cls):
+            _check(f.name, getattr(self, f.name), kinds[f.name], f.metadata["rule"], f.default)
+        if hasattr(self, "check_together"):
+            self.check_together()
+
+    def __str__(self) -> str:
+        """One ``name = value`` line per field, names right-aligned."""
+        width = max(map(len, names))
+        return "\n".join(f"{name:>{width}} = {getattr(self, name)}" for name in names)
+
+    cls.__init__ = __init__
+    cls.__str__ = __str__
+    return cls
+
+
+def _unknown(config_name: str, name: str, names: list[str]) -> str:
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
+    guess = f" Did you mean {close[0]}?" if close else ""
+    return f"{config_name} has no field {name!r}.{guess} Its fields are {', '.join(names)}."
+
+
+def _check(name: str, value: Any, kind: type, rule: Rule, example: Any) -> None:
+    """Raise a one-line ConfigError unless ``value`` has the field's type and lies in its range."""
+    wrong_type = f"{name}={value!r} ({type(value).__name__}): {name} must be"
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{wrong_type} True or False.")
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
+        what = "a number" if kind is float else "a whole number (int)"
+        raise ConfigError(f"{wrong_type} {what}, e.g. {name}={example!r}.")
+    if (kind is float and not math.isfinite(value)) or not rule.allows(value):
+        what = f"a finite number {rule.describe(kind)}" if kind is float else rule.describe(kind)
+        hint = f" ({rule.hint})" if rule.hint else ""
+        raise ConfigError(f"{name}={value}: {name} must be {what}{hint}.")
