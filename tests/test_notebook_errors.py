@@ -33,6 +33,23 @@ def test_a_bad_hyperparameter_prints_one_line(shell, capsys):
     assert len(shown.splitlines()) == 1 and "Traceback" not in shown
 
 
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "from selfattn import TrainConfig\nTrainConfig(learnig_rate=1e-3)",
+        "from selfattn import TrainConfig\nTrainConfig(seed=2**64)",
+        "import torch\nfrom selfattn import get_batch\nget_batch(torch.arange(5), 4, 8, torch.Generator())",
+        "from selfattn import CharTokenizer\nCharTokenizer('abc').encode('abz')",
+    ],
+    ids=["misspelled field", "unusable seed", "context longer than the data", "unknown character"],
+)
+def test_reader_mistakes_print_one_line(shell, capsys, cell):
+    result = shell.run_cell(cell)
+    assert isinstance(result.error_in_exec, ConfigError)
+    shown = plain(capsys.readouterr().out).strip()
+    assert shown == f"ConfigError: {result.error_in_exec}"
+
+
 def test_a_data_error_prints_one_line(shell, capsys):
     result = shell.run_cell("from selfattn import DataError\nraise DataError('set SELFATTN_DATA_MIRROR')")
     assert result.error_in_exec is not None
