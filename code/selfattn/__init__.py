@@ -9,7 +9,7 @@ from selfattn.config import TrainConfig
 from selfattn.corpus import Corpus, load_corpus
 from selfattn.data import load_text
 from selfattn.errors import ConfigError, DataError, ReaderError
-from selfattn.models import AttentionLanguageModel, BigramLanguageModel, Head
+from selfattn.models import AttentionLanguageModel, BigramLanguageModel, Head, LanguageModel
 from selfattn.runs import ATTENTION, ATTENTION_TRY, BIGRAM
 from selfattn.threads import use_one_thread
 from selfattn.tokenizers import CharTokenizer, gpt2_tokenizer
@@ -29,6 +29,7 @@ __all__ = [
     "DataError",
     "Head",
     "History",
+    "LanguageModel",
     "TrainConfig",
     "Progress",
     "ReaderError",

@@ -1,5 +1,6 @@
 """The book's two language models, written to be read top to bottom.
 
+``LanguageModel`` is what they share: ``generate`` samples text from either.
 ``BigramLanguageModel`` predicts the next character from the current one alone.
 ``AttentionLanguageModel`` adds position embeddings and one causal
 self-attention ``Head``, so each position can look back at the ones before it.
@@ -12,7 +13,17 @@ import torch.nn as nn
 from torch.nn import functional as F
 
 
-class BigramLanguageModel(nn.Module):
+class LanguageModel(nn.Module):
+    """What every model in the book shares: ``forward`` maps ids to logits, ``generate`` samples."""
+
+    block_size: int  # the longest context the model reads
+
+    def generate(self, idx, max_new_tokens, generator=None):
+        """Extend ``idx`` (B, T) by ``max_new_tokens`` sampled ids; see :func:`generate`."""
+        return generate(self, idx, max_new_tokens, generator)
+
+
+class BigramLanguageModel(LanguageModel):
     """A table of next-character scores, one row per current character."""
 
     def __init__(self, vocab_size: int) -> None:
@@ -22,12 +33,8 @@ class BigramLanguageModel(nn.Module):
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
         logits = self.token_embedding_table(idx)  # (B, T, vocab_size)
-        if targets is None:
-            return logits, None
-        return logits, next_token_loss(logits, targets)
-
-    def generate(self, idx, max_new_tokens, generator=None):
-        return generate(self, idx, max_new_tokens, generator)
+        loss = None if targets is None else next_token_loss(logits, targets)
+        return logits, loss
 
 
 class Head(nn.Module):
@@ -57,7 +64,7 @@ class Head(nn.Module):
         return out
 
 
-class AttentionLanguageModel(nn.Module):
+class AttentionLanguageModel(LanguageModel):
     """Token and position embeddings, one attention head, then scores."""
 
     def __init__(
@@ -82,12 +89,8 @@ class AttentionLanguageModel(nn.Module):
         x = tok_emb + pos_emb  # (B, T, C)
         x = self.sa_head(x)  # (B, T, hs)
         logits = self.lm_head(x)  # (B, T, vocab_size)
-        if targets is None:
-            return logits, None
-        return logits, next_token_loss(logits, targets)
-
-    def generate(self, idx, max_new_tokens, generator=None):
-        return generate(self, idx, max_new_tokens, generator)
+        loss = None if targets is None else next_token_loss(logits, targets)
+        return logits, loss
 
 
 def next_token_loss(logits: torch.Tensor, targets: torch.Tensor):
