@@ -5,6 +5,7 @@ python code/01_bigram.py [--max-iters 3000] [--learning-rate 1e-2] ...
 
 from selfattn import BIGRAM
 from selfattn.cli import main
+from selfattn.runs import Rung
 
 if __name__ == "__main__":
-    main("bigram", BIGRAM, __doc__)
+    main({"bigram": Rung("bigram", BIGRAM, "a table of next-character scores")}, __doc__)

@@ -10,6 +10,18 @@ from selfattn import ATTENTION, ConfigError, DataError, ReaderError, TrainConfig
 
 BAD = [
     ({"batch_size": 0}, r"batch_size=0: batch_size must be at least 1"),
+    ({"n_head": 0}, r"n_head=0: n_head must be at least 1"),
+    ({"n_layer": 2.0}, r"n_layer=2\.0 \(float\): n_layer must be a whole number"),
+    ({"dropout": 1.0}, r"dropout=1\.0: dropout must be a finite number at least 0 and less than 1"),
+    ({"dropout": -0.1}, r"dropout=-0\.1: dropout must be a finite number at least 0"),
+    (
+        {"n_embd": 32, "n_head": 5},
+        r"n_embd=32 with n_head=5: .* n_embd must be a multiple of n_head \(e\.g\. n_head=4\)",
+    ),
+    (
+        {"batch_size": 64, "block_size": 2048, "n_embd": 768, "n_head": 12, "n_layer": 12},
+        r"batch_size=64, block_size=2048, n_embd=768, n_head=12, n_layer=12 need about .* GiB per step",
+    ),
     ({"block_size": -8}, r"block_size=-8: block_size must be at least 1"),
     ({"n_embd": 32.0}, r"n_embd=32\.0 \(float\): n_embd must be a whole number"),
     ({"head_size": "32"}, r"head_size='32' \(str\): head_size must be a whole number"),
@@ -26,7 +38,10 @@ BAD = [
     ({"learning_rate": 5.0}, r"learning_rate=5\.0: .*at most 1"),
     ({"learning_rate": "1e-3"}, r"learning_rate='1e-3' \(str\): learning_rate must be a number"),
     ({"learning_rate": False}, r"learning_rate=False \(bool\): learning_rate must be a number"),
-    ({"batch_size": 100_000, "block_size": 4096}, r"batch_size=100000 with block_size=4096 .* GiB"),
+    (
+        {"batch_size": 100_000, "block_size": 4096},
+        r"batch_size=100000, block_size=4096, n_embd=32, n_head=1, n_layer=1 need about .* GiB",
+    ),
     (
         {"learnig_rate": 1e-3},
         r"TrainConfig has no field 'learnig_rate'\. Did you mean learning_rate\? Its fields",
@@ -59,8 +74,8 @@ def test_replace_is_checked_like_construction():
 
 
 def test_too_many_positional_values_is_a_config_error():
-    with pytest.raises(ConfigError, match="takes at most 9 values"):
-        TrainConfig(*range(1, 11))
+    with pytest.raises(ConfigError, match="takes at most 12 values"):
+        TrainConfig(*range(1, 14))
 
 
 def test_reader_errors_share_one_base():
@@ -72,3 +87,9 @@ def test_printed_config_is_one_field_per_line():
     lines = str(ATTENTION).splitlines()
     assert len(lines) == len(fields(TrainConfig))
     assert "learning_rate = 0.001" in lines and "    max_iters = 5000" in lines
+
+
+def test_good_configs_are_accepted():
+    TrainConfig()
+    TrainConfig(learning_rate=1, max_iters=0, seed=0, block_size=256, batch_size=64, n_embd=384, head_size=64)
+    TrainConfig(n_embd=384, n_head=6, n_layer=6, block_size=256, batch_size=64, dropout=0.2)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from selfattn import AttentionLanguageModel, BigramLanguageModel, Head, TrainConfig, make_model
+from selfattn import AttentionLanguageModel, BigramLanguageModel, TrainConfig, make_model
+from selfattn.anatomy import stages
 
 V = 65
 
@@ -12,15 +13,6 @@ V = 65
 def attention_model(**sizes) -> AttentionLanguageModel:
     torch.manual_seed(0)
     return AttentionLanguageModel(V, **sizes)
-
-
-def attention_weights(head: Head, x: torch.Tensor) -> torch.Tensor:
-    """Recompute ``wei`` from a head's layers, exactly as its forward does."""
-    T = x.shape[1]
-    q, k = head.query(x), head.key(x)  # (B, T, hs)
-    wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, T, T)
-    wei = wei.masked_fill(head.tril[:T, :T] == 0, float("-inf"))
-    return torch.softmax(wei, dim=-1)
 
 
 def test_logit_and_loss_shapes():
@@ -55,7 +47,7 @@ def test_attention_is_causal():
 def test_attention_rows_sum_to_one_and_are_zero_above_diagonal():
     model = attention_model()
     x = torch.randn(3, 8, 32)  # (B, T, C)
-    wei = attention_weights(model.sa_head, x)  # (B, T, T)
+    wei = stages(model.sa_head, x).wei  # (B, T, T)
     assert torch.allclose(wei.sum(dim=-1), torch.ones(3, 8))
     upper = torch.triu(torch.ones(8, 8, dtype=torch.bool), diagonal=1)
     assert (wei[:, upper] == 0).all()

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import fields
 
+import pytest
+
 from conftest import ROOT
-from selfattn import ATTENTION, TrainConfig
+from selfattn import ATTENTION, TrainConfig, make_model
+from selfattn.runs import LADDER
+from selfattn.training import UNUSED
 
 
 def script(name: str, *flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -31,12 +36,13 @@ def test_attention_script_rejects_a_bad_flag_clearly():
     assert "Traceback" not in result.stderr
 
 
-def test_help_says_what_every_flag_controls():
+def test_help_says_what_every_flag_the_model_reads_controls():
     shown = " ".join(script("02_attention.py", "--help").stdout.split())
     for f in fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
         meaning = f.metadata["rule"].help
-        assert f"{flag} {f.name.upper()} {meaning} (default: {getattr(ATTENTION, f.name)})" in shown
+        described = f"{flag} {f.name.upper()} {meaning} (default: {getattr(ATTENTION, f.name)})" in shown
+        assert described == (f.name not in UNUSED["attention"]), f.name
 
 
 def test_missing_data_is_reported_before_any_progress(tmp_path):
@@ -45,3 +51,20 @@ def test_missing_data_is_reported_before_any_progress(tmp_path):
     assert result.returncode == 1
     assert result.stderr.startswith("error: SELFATTN_DATA_MIRROR points at"), result.stderr
     assert result.stdout == "" and "%|" not in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("preset", list(LADDER))
+def test_gpt_script_runs_every_preset_for_a_few_steps(preset):
+    flags = ["--max-iters", "2", "--eval-interval", "1", "--eval-iters", "1", "--sample-tokens", "20"]
+    result = script("03_gpt.py", "--preset", preset, *flags)
+    assert result.returncode == 0, result.stderr
+    rung = LADDER[preset]
+    model = make_model(rung.kind, 65, rung.config)
+    assert f"{sum(p.numel() for p in model.parameters()):,} parameters; final val loss" in result.stdout
+    assert re.search(r"step     2: train loss \d\.\d+, val loss \d\.\d+", result.stdout)
+
+
+def test_gpt_script_names_a_bad_head_count():
+    result = script("03_gpt.py", "--preset", "small-gpt", "--n-head", "5")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "n_embd=64 with n_head=5: each head gets n_embd / n_head channels" in result.stderr

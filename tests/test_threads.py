@@ -11,10 +11,9 @@ from selfattn.threads import ALL_CORES, SMALL_WORK, threads_for
 
 
 def test_importing_the_package_sets_one_thread():
-    code = "import torch; before = torch.get_num_threads(); import selfattn; print(before, torch.get_num_threads())"
-    before, after = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True
-    ).stdout.split()
+    code = "import torch; n = torch.get_num_threads(); import selfattn; print(n, torch.get_num_threads())"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    before, after = shown.split()
     assert int(after) == 1 and int(before) == ALL_CORES
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from selfattn.errors import ConfigError
 from selfattn.settings import checked, setting
 
-# The largest activation budget a run may ask for; beyond it a laptop starts to swap.
-MEMORY_LIMIT_BYTES = 2 * 2**30
+# The most memory one training step may need: beyond it most laptops swap and many GPUs run out.
+MEMORY_LIMIT_BYTES = 8 * 2**30
 # The largest vocabulary the book trains on (characters of tiny Shakespeare: 65).
 ASSUMED_VOCAB = 128
 # torch seeds are unsigned 64-bit integers.
@@ -21,7 +21,12 @@ class TrainConfig:
     batch_size: int = setting(32, "sequences in each training batch", low=1)
     block_size: int = setting(8, "context length: how many tokens a position can see", low=1)
     n_embd: int = setting(32, "width of the token and position embeddings", low=1)
-    head_size: int = setting(32, "width of the attention head's queries, keys and values", low=1)
+    head_size: int = setting(32, "width of the one head's queries, keys and values", low=1)
+    n_head: int = setting(1, "attention heads per block, each n_embd / n_head wide", low=1)
+    n_layer: int = setting(1, "blocks stacked one after another", low=1)
+    dropout: float = setting(
+        0.0, "share of activations zeroed at random while training", low=0, high=1, high_open=True
+    )
     learning_rate: float = setting(
         1e-2, "AdamW's step size", low=0, low_open=True, high=1, hint="typical values are 1e-4 to 1e-2"
     )
@@ -33,14 +38,30 @@ class TrainConfig:
     )
 
     def check_together(self) -> None:
-        """Reject sizes whose activations (forward and backward) cannot fit in memory."""
-        widest = max(self.block_size, self.n_embd, self.head_size, ASSUMED_VOCAB)
-        # about ten float32 tensors of shape (B, T, widest) live during one step
-        need = 10 * 4 * self.batch_size * self.block_size * widest
+        """Rules between fields: heads that split n_embd evenly, and a step that fits in memory."""
+        if self.n_embd % self.n_head:
+            raise ConfigError(
+                f"n_embd={self.n_embd} with n_head={self.n_head}: each head gets n_embd / n_head "
+                f"channels, so n_embd must be a multiple of n_head (e.g. n_head={_divisor(self)})."
+            )
+        need = step_bytes(self)
         if need > MEMORY_LIMIT_BYTES:
             raise ConfigError(
-                f"batch_size={self.batch_size} with block_size={self.block_size} "
-                f"(and n_embd={self.n_embd}, head_size={self.head_size}) needs about "
-                f"{need / 2**30:.1f} GiB per step, more than the {MEMORY_LIMIT_BYTES / 2**30:.0f} GiB "
-                "allowed; make batch_size or block_size smaller."
+                f"batch_size={self.batch_size}, block_size={self.block_size}, n_embd={self.n_embd}, "
+                f"n_head={self.n_head}, n_layer={self.n_layer} need about {need / 2**30:.1f} GiB per "
+                f"step, more than the {MEMORY_LIMIT_BYTES / 2**30:.0f} GiB allowed; make batch_size, "
+                "block_size or n_layer smaller."
             )
+
+
+def step_bytes(config: TrainConfig) -> int:
+    """A generous estimate of the float32 memory one training step needs (forward and backward)."""
+    B, T, C = config.batch_size, config.block_size, max(config.n_embd, config.head_size)
+    per_layer = 20 * B * T * C + 3 * B * config.n_head * T * T  # activations kept for backward
+    weights = 12 * config.n_layer * C * C  # each block's attention and MLP
+    return 4 * (B * T * max(C, ASSUMED_VOCAB) * 10 + config.n_layer * per_layer + 4 * weights)
+
+
+def _divisor(config: TrainConfig) -> int:
+    """The largest head count up to n_head that divides n_embd."""
+    return max(d for d in range(1, config.n_head + 1) if config.n_embd % d == 0)

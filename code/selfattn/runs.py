@@ -6,7 +6,7 @@ varies one builds it visibly, e.g. ``replace(ATTENTION, max_iters=500)``.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from selfattn.config import TrainConfig
 
@@ -18,3 +18,44 @@ ATTENTION = TrainConfig(n_embd=32, head_size=32, learning_rate=1e-3, max_iters=5
 
 # The "try it" cell of "The attention language model": ten times the learning rate, 500 steps.
 ATTENTION_TRY = replace(ATTENTION, learning_rate=1e-2, max_iters=500, eval_interval=100)
+
+
+@dataclass(frozen=True)
+class Rung:
+    """One step of the ladder from one head to a GPT: which model, trained how."""
+
+    kind: str  # a name make_model knows
+    config: TrainConfig
+    what: str  # what this rung adds, in a few words
+
+
+# Part IV's ladder: each rung adds one idea to the one before, on the same data with the same seed.
+# The first five keep Part II's sizes (n_embd 32, context 8); the small GPT is the largest model
+# this book trains on a CPU; "lecture" is the GPU-scale setting of the lecture this part follows.
+LADDER = {
+    "multihead": Rung("multihead", replace(ATTENTION, n_head=4), "four heads of 8 instead of one of 32"),
+    "ffwd": Rung("plain", replace(ATTENTION, n_head=4), "a feed-forward layer after attention"),
+    "deep-plain": Rung("plain", replace(ATTENTION, n_head=4, n_layer=3), "three blocks, stacked plainly"),
+    "residual": Rung("residual", replace(ATTENTION, n_head=4, n_layer=3), "residual connections"),
+    "layernorm": Rung("gpt", replace(ATTENTION, n_head=4, n_layer=3), "pre-norm LayerNorm and a final one"),
+    "small-gpt": Rung(
+        "gpt",
+        replace(ATTENTION, block_size=32, n_embd=64, n_head=4, n_layer=4, dropout=0.1),
+        "wider, deeper, a longer context, dropout",
+    ),
+    "lecture": Rung(
+        "gpt",
+        TrainConfig(
+            batch_size=64,
+            block_size=256,
+            n_embd=384,
+            n_head=6,
+            n_layer=6,
+            dropout=0.2,
+            learning_rate=3e-4,
+            max_iters=5000,
+            eval_interval=500,
+        ),
+        "the lecture's GPU-scale GPT (10.8 M parameters)",
+    ),
+}

@@ -12,10 +12,18 @@ from selfattn.batches import get_batch
 from selfattn.config import LARGEST_SEED, TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.errors import ConfigError
-from selfattn.models import AttentionLanguageModel, BigramLanguageModel
+from selfattn.gpt import ARCHITECTURES, GPTLanguageModel
+from selfattn.models import AttentionLanguageModel, BigramLanguageModel, LanguageModel
 from selfattn.threads import threads_for
 
-MODELS = ("bigram", "attention")
+MODELS = ("bigram", "attention", *ARCHITECTURES)
+# Config fields a kind of model does not read (the scripts offer no flag for them).
+PART_IV_ONLY = {"n_head", "n_layer", "dropout"}
+UNUSED = {
+    "bigram": {"n_embd", "head_size", *PART_IV_ONLY},
+    "attention": PART_IV_ONLY,
+    **{kind: {"head_size"} for kind in ARCHITECTURES},
+}
 
 
 @dataclass
@@ -48,14 +56,23 @@ class Progress:
     evaluated: bool  # True if the evaluation was made at this step
 
 
-def make_model(kind: str, vocab_size: int, config: TrainConfig) -> nn.Module:
-    """Build ``"bigram"`` or ``"attention"`` with weights drawn from ``config.seed``."""
+def make_model(kind: str, vocab_size: int, config: TrainConfig) -> LanguageModel:
+    """Build a ``kind`` model (one of ``MODELS``) with weights drawn from ``config.seed``.
+
+    ``"bigram"`` and ``"attention"`` are Part II's models; the others are rungs of
+    the ladder to a GPT (``selfattn.gpt.ARCHITECTURES``).
+    """
     if kind not in MODELS:
         raise ConfigError(f"kind={kind!r}: choose one of {', '.join(MODELS)}.")
     torch.manual_seed(config.seed)
     if kind == "bigram":
         return BigramLanguageModel(vocab_size)
-    return AttentionLanguageModel(vocab_size, config.block_size, config.n_embd, config.head_size)
+    if kind == "attention":
+        return AttentionLanguageModel(vocab_size, config.block_size, config.n_embd, config.head_size)
+    c = config
+    return GPTLanguageModel(
+        vocab_size, c.block_size, c.n_embd, c.n_head, c.n_layer, c.dropout, ARCHITECTURES[kind]
+    )
 
 
 @torch.no_grad()
@@ -71,6 +88,8 @@ def estimate_loss(
     model.eval()
     rows = config.eval_iters * config.batch_size
     x, y = get_batch(data, rows, config.block_size, generator)  # (rows, T), (rows, T)
+    device = next(model.parameters()).device
+    x, y = x.to(device), y.to(device)
     chunk = max(1, 2**16 // config.block_size)  # keep each pass near 65k positions
     total = 0.0
     for start in range(0, rows, chunk):
@@ -96,7 +115,7 @@ def train(
     often or how long the run is evaluated leaves the training batches alone.
     """
     widest = max(config.n_embd, config.head_size, config.block_size)
-    with threads_for(config.batch_size, config.block_size, widest):
+    with threads_for(config.batch_size, config.block_size, widest * config.n_layer):
         return _train(model, train_data, val_data, config, progress)
 
 
@@ -110,6 +129,7 @@ def _train(
     generator = torch.Generator().manual_seed(config.seed)
     eval_generator = torch.Generator().manual_seed((config.seed + 1) % (LARGEST_SEED + 1))
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, fused=True)
+    device = next(model.parameters()).device
     history = History()
 
     def evaluate(step: int) -> None:
@@ -132,7 +152,7 @@ def _train(
         if done == config.max_iters:
             break
         xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
-        _, loss = model(xb, yb)
+        _, loss = model(xb.to(device), yb.to(device))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
@@ -141,9 +161,12 @@ def _train(
 
 
 def fit(
-    kind: str, config: TrainConfig, progress: Callable[[Progress], None] | None = None
-) -> tuple[nn.Module, History]:
-    """Build a ``kind`` model and train it on tiny Shakespeare with ``config``."""
+    kind: str,
+    config: TrainConfig,
+    progress: Callable[[Progress], None] | None = None,
+    device: str = "cpu",
+) -> tuple[LanguageModel, History]:
+    """Build a ``kind`` model on ``device`` and train it on tiny Shakespeare with ``config``."""
     corpus = load_corpus()
-    model = make_model(kind, corpus.tokenizer.vocab_size, config)
+    model = make_model(kind, corpus.tokenizer.vocab_size, config).to(device)
     return model, train(model, corpus.train, corpus.val, config, progress)

@@ -1,0 +1,150 @@
+"""From one head to a GPT: the parts the last part of the book adds, in its order.
+
+``MultiHeadAttention`` runs several ``Head``s side by side and joins their
+outputs; ``CausalSelfAttention`` computes the same with one weight per
+projection, split into heads. ``FeedForward`` transforms each position on its
+own. ``Block`` joins the two, with residual connections and LayerNorm, and
+``GPTLanguageModel`` stacks blocks between the embeddings and the scores.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+from torch.nn import functional as F
+
+from selfattn.models import Head, LanguageModel, next_token_loss
+
+
+class MultiHeadAttention(nn.Module):
+    """``n_head`` heads of causal self-attention side by side, then a projection."""
+
+    def __init__(self, n_embd: int, n_head: int, block_size: int) -> None:
+        super().__init__()
+        head_size = n_embd // n_head
+        self.heads = nn.ModuleList([Head(n_embd, head_size, block_size) for _ in range(n_head)])
+        self.proj = nn.Linear(n_embd, n_embd)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = torch.cat([h(x) for h in self.heads], dim=-1)  # (B, T, n_head * hs) = (B, T, C)
+        return self.proj(out)  # (B, T, C)
+
+
+class CausalSelfAttention(nn.Module):
+    """The same heads computed at once: each projection is one matrix, split into heads."""
+
+    def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.n_head = n_head
+        # every head's keys, queries and values, side by side: head h owns rows h*hs .. (h+1)*hs
+        self.key = nn.Linear(n_embd, n_embd, bias=False)
+        self.query = nn.Linear(n_embd, n_embd, bias=False)
+        self.value = nn.Linear(n_embd, n_embd, bias=False)
+        self.proj = nn.Linear(n_embd, n_embd)
+        self.attn_dropout = nn.Dropout(dropout)  # on the attention weights
+        self.resid_dropout = nn.Dropout(dropout)  # on the output
+        self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, T, C = x.shape
+        nh, hs = self.n_head, C // self.n_head
+        # split the channels into heads, then move the head axis next to the batch
+        k = self.key(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
+        q = self.query(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
+        v = self.value(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
+        wei = q @ k.transpose(-2, -1) * hs**-0.5  # (B, nh, T, T): scaled by 1/sqrt(head_size)
+        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, nh, T, T)
+        wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)
+        wei = self.attn_dropout(wei)
+        out = wei @ v  # (B, nh, T, hs)
+        out = out.transpose(1, 2).reshape(B, T, C)  # (B, T, C): the heads side by side again
+        return self.resid_dropout(self.proj(out))  # (B, T, C)
+
+
+class FeedForward(nn.Module):
+    """A small MLP applied to every position on its own: widen 4x, ReLU, narrow back."""
+
+    def __init__(self, n_embd: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Linear(n_embd, 4 * n_embd),
+            nn.ReLU(),
+            nn.Linear(4 * n_embd, n_embd),
+            nn.Dropout(dropout),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.net(x)  # (B, T, C)
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """Which parts a model has: the rungs of the ladder from one head to a GPT."""
+
+    feed_forward: bool = True
+    residual: bool = True
+    layer_norm: bool = True
+
+
+ARCHITECTURES = {
+    "multihead": Architecture(feed_forward=False, residual=False, layer_norm=False),
+    "plain": Architecture(residual=False, layer_norm=False),
+    "residual": Architecture(layer_norm=False),
+    "gpt": Architecture(),
+}
+
+
+class Block(nn.Module):
+    """Communication (attention between positions), then computation (per position)."""
+
+    def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float, arch: Architecture) -> None:
+        super().__init__()
+        self.residual = arch.residual
+        self.sa = CausalSelfAttention(n_embd, n_head, block_size, dropout)
+        self.ffwd = FeedForward(n_embd, dropout) if arch.feed_forward else nn.Identity()
+        self.ln1 = nn.LayerNorm(n_embd) if arch.layer_norm else nn.Identity()
+        self.ln2 = nn.LayerNorm(n_embd) if arch.layer_norm else nn.Identity()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.residual:  # a plain stack: each part replaces x
+            return self.ffwd(self.sa(x))  # (B, T, C)
+        x = x + self.sa(self.ln1(x))  # (B, T, C): add what attention found
+        x = x + self.ffwd(self.ln2(x))  # (B, T, C): add what the MLP computed
+        return x
+
+
+class GPTLanguageModel(LanguageModel):
+    """Token and position embeddings, ``n_layer`` blocks, a final LayerNorm, then scores."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        block_size: int,
+        n_embd: int,
+        n_head: int,
+        n_layer: int,
+        dropout: float = 0.0,
+        arch: Architecture = ARCHITECTURES["gpt"],
+    ) -> None:
+        super().__init__()
+        self.block_size = block_size
+        self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
+        self.position_embedding_table = nn.Embedding(block_size, n_embd)
+        self.blocks = nn.Sequential(
+            *[Block(n_embd, n_head, block_size, dropout, arch) for _ in range(n_layer)]
+        )
+        self.ln_f = nn.LayerNorm(n_embd) if arch.layer_norm else nn.Identity()
+        self.lm_head = nn.Linear(n_embd, vocab_size)
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
+        B, T = idx.shape
+        tok_emb = self.token_embedding_table(idx)  # (B, T, C)
+        pos_emb = self.position_embedding_table(torch.arange(T, device=idx.device))  # (T, C)
+        x = tok_emb + pos_emb  # (B, T, C)
+        x = self.blocks(x)  # (B, T, C)
+        x = self.ln_f(x)  # (B, T, C)
+        logits = self.lm_head(x)  # (B, T, vocab_size)
+        loss = None if targets is None else next_token_loss(logits, targets)
+        return logits, loss
