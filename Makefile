@@ -10,6 +10,9 @@ STAMP  := $(VENV)/.installed
 # prints; these Debian packages provide them (poppler-utils: the tests read the PDF with it).
 PDF      := _build/latex/self-attention-from-scratch.pdf
 TEX_DEBS := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils
+# Trained runs are kept here and shared by the HTML build, the PDF build and the tests
+# (selfattn/cache.py); the key covers the config, the data and the model and training source.
+RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
 HAVE_TEX := $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null \
               && fc-list -q FreeSerif && fc-list -q "Noto Serif CJK SC" && echo yes)
 
@@ -27,11 +30,11 @@ ifeq ($(HAVE_TEX),yes)
 else
 	@echo "XeLaTeX not found: building the site without the PDF edition (make pdf says what to install)."
 endif
-	$(BIN)/jupyter-book build . -W -n --keep-going
+	$(RUNS) $(BIN)/jupyter-book build . -W -n --keep-going
 
 ## pdf: build the PDF edition into $(PDF)
 pdf: tex-check $(STAMP)
-	$(BIN)/jupyter-book build . --builder pdflatex -W -n --keep-going
+	$(RUNS) $(BIN)/jupyter-book build . --builder pdflatex -W -n --keep-going
 	@ls -l $(PDF)
 
 tex-check:
@@ -42,7 +45,7 @@ tex-check:
 
 ## test: install into .venv and run every test (builds the book too)
 test: $(STAMP)
-	$(BIN)/python -m pytest -ra
+	$(RUNS) $(BIN)/python -m pytest -ra
 
 ## live: build the site into _build/live with its live code on a local Jupyter server
 ## (127.0.0.1, random token, only this site's origin allowed), serve it and print the URL

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import os
 import re
 import shutil
 import subprocess
@@ -19,6 +20,8 @@ HTML = ROOT / "_build" / "html"
 # The PDF edition's file name comes from _config.yml (latex_documents: targetname).
 PDF_NAME = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
 PDF = ROOT / "_build" / "latex" / Path(PDF_NAME).with_suffix(".pdf").name
+# Trained runs are shared with the book's build, as `make test` does (selfattn/cache.py).
+os.environ.setdefault("SELFATTN_RUN_CACHE", str(ROOT / "_build" / "runs"))
 
 
 @pytest.fixture(scope="session")

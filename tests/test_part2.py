@@ -25,7 +25,6 @@ from selfattn import (
     fit,
     get_batch,
     make_model,
-    train,
 )
 from selfattn.anatomy import model_stages, stages, trace
 
@@ -56,9 +55,10 @@ def val_rows(corpus, newborn):
 @pytest.fixture(scope="module")
 def trained(corpus):
     """The chapters' attention run, with a copy of the weights it started from."""
-    model = make_model("attention", V, ATTENTION)
-    before = {name: p.detach().clone() for name, p in model.named_parameters()}
-    history = train(model, corpus.train, corpus.val, ATTENTION)
+    before = {
+        name: p.detach().clone() for name, p in make_model("attention", V, ATTENTION).named_parameters()
+    }
+    model, history = fit("attention", ATTENTION)
     return model, before, history
 
 

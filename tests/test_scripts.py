@@ -6,7 +6,7 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 
@@ -56,10 +56,14 @@ def test_missing_data_is_reported_before_any_progress(tmp_path):
 @pytest.mark.parametrize("preset", list(LADDER))
 def test_gpt_script_runs_every_preset_for_a_few_steps(preset):
     flags = ["--max-iters", "2", "--eval-interval", "1", "--eval-iters", "1", "--sample-tokens", "20"]
+    rung = LADDER[preset]
+    config = rung.config
+    if preset == "lecture":  # a GPU-scale model: its full size, on a small batch and a short context
+        config = replace(config, batch_size=2, block_size=32)
+        flags += ["--batch-size", "2", "--block-size", "32"]
     result = script("03_gpt.py", "--preset", preset, *flags)
     assert result.returncode == 0, result.stderr
-    rung = LADDER[preset]
-    model = make_model(rung.kind, 65, rung.config)
+    model = make_model(rung.kind, 65, config)
     assert f"{sum(p.numel() for p in model.parameters()):,} parameters; final val loss" in result.stdout
     assert re.search(r"step     2: train loss \d\.\d+, val loss \d\.\d+", result.stdout)
 

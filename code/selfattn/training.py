@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import torch
 import torch.nn as nn
 
+from selfattn import cache
 from selfattn.batches import get_batch
 from selfattn.config import LARGEST_SEED, TrainConfig
 from selfattn.corpus import load_corpus
@@ -34,6 +36,7 @@ class History:
     steps: list[int] = field(default_factory=list)  # steps at which both splits were evaluated
     train_loss: list[float] = field(default_factory=list)
     val_loss: list[float] = field(default_factory=list)
+    seconds: float = 0.0  # wall time of the training run, evaluations included
 
     @property
     def final_val(self) -> float:
@@ -115,8 +118,11 @@ def train(
     often or how long the run is evaluated leaves the training batches alone.
     """
     widest = max(config.n_embd, config.head_size, config.block_size)
+    started = time.perf_counter()
     with threads_for(config.batch_size, config.block_size, widest * config.n_layer):
-        return _train(model, train_data, val_data, config, progress)
+        history = _train(model, train_data, val_data, config, progress)
+    history.seconds = time.perf_counter() - started
+    return history
 
 
 def _train(
@@ -166,7 +172,22 @@ def fit(
     progress: Callable[[Progress], None] | None = None,
     device: str = "cpu",
 ) -> tuple[LanguageModel, History]:
-    """Build a ``kind`` model on ``device`` and train it on tiny Shakespeare with ``config``."""
+    """Build a ``kind`` model on ``device`` and train it on tiny Shakespeare with ``config``.
+
+    With the run cache on (``selfattn.cache``), a run trained before is loaded
+    instead, with the history (and training time) it had; ``progress`` is then
+    not called.
+    """
     corpus = load_corpus()
-    model = make_model(kind, corpus.tokenizer.vocab_size, config).to(device)
-    return model, train(model, corpus.train, corpus.val, config, progress)
+    model = make_model(kind, corpus.tokenizer.vocab_size, config)
+    folder = cache.cache_folder() if device == "cpu" else None
+    key = cache.run_key(kind, config)
+    saved = cache.load(folder, key) if folder else None
+    if saved is not None:
+        model.load_state_dict(saved["state_dict"])
+        return model.to(device), History(**saved["history"])
+    model.to(device)
+    history = train(model, corpus.train, corpus.val, config, progress)
+    if folder:
+        cache.save(folder, key, model, history)
+    return model, history

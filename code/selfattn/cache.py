@@ -1,0 +1,85 @@
+"""Train each model once: trained models and their histories, kept by everything they depend on.
+
+When ``SELFATTN_RUN_CACHE`` names a folder (the book's build and tests set it to
+``_build/runs``), :func:`selfattn.fit` looks there before training and saves
+what it trains. A run's key is a hash of the model kind, the config, the data's
+checksum, torch's version and the source of every module that builds or trains
+a model, so a change to any of them trains afresh. Files are written
+atomically, so two processes building at once are safe. ``SELFATTN_NO_CACHE=1``
+turns the cache off; without the variable (a reader's notebook, the scripts)
+nothing is cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+import torch
+
+from selfattn.config import TrainConfig
+from selfattn.data import TINY_SHAKESPEARE
+
+CACHE_ENV = "SELFATTN_RUN_CACHE"
+OFF_ENV = "SELFATTN_NO_CACHE"
+PACKAGE = Path(__file__).resolve().parent
+# The modules whose source decides what a trained model comes out as.
+SOURCES = [
+    PACKAGE / name
+    for name in (
+        "batches.py",
+        "config.py",
+        "corpus.py",
+        "gpt.py",
+        "models.py",
+        "settings.py",
+        "tokenizers.py",
+        "training.py",
+    )
+]
+
+
+def cache_folder() -> Path | None:
+    """Where trained runs are kept, or None when caching is off."""
+    folder = os.environ.get(CACHE_ENV)
+    if not folder or os.environ.get(OFF_ENV, "") not in ("", "0"):
+        return None
+    return Path(folder)
+
+
+def source_digest(paths: list[Path]) -> str:
+    """A hash of the files' names and text."""
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def run_key(kind: str, config: TrainConfig, sources: list[Path] = SOURCES) -> str:
+    """The cache key of one run: kind, config, data, torch and source, hashed."""
+    parts = [kind, repr(config), TINY_SHAKESPEARE.sha256, torch.__version__, source_digest(sources)]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
+
+
+def load(folder: Path, key: str) -> dict | None:
+    """The saved run (``state_dict`` and ``history``), or None if there is none."""
+    path = folder / f"{key}.pt"
+    if not path.is_file():
+        return None
+    return torch.load(path, weights_only=True)
+
+
+def save(folder: Path, key: str, model: torch.nn.Module, history) -> None:
+    """Write the run atomically: a reader sees the old file or the whole new one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{key}.")
+    os.close(fd)
+    try:
+        torch.save({"state_dict": model.state_dict(), "history": asdict(history)}, tmp)
+        os.replace(tmp, folder / f"{key}.pt")
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,72 @@
+"""Trained runs are kept and reused, and a change in what they depend on trains afresh."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import replace
+
+import pytest
+import torch
+
+from selfattn import ATTENTION, cache, fit
+
+SHORT = replace(ATTENTION, max_iters=30, eval_interval=10, eval_iters=5)
+
+
+def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    one, other = a.state_dict(), b.state_dict()
+    return one.keys() == other.keys() and all(torch.equal(one[k], other[k]) for k in one)
+
+
+@pytest.fixture
+def runs(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "runs"))
+    monkeypatch.delenv(cache.OFF_ENV, raising=False)
+    return tmp_path / "runs"
+
+
+def test_a_second_fit_loads_the_first(runs):
+    model, history = fit("attention", SHORT)
+    assert len(list(runs.glob("*.pt"))) == 1
+    again, same = fit("attention", SHORT)
+    assert same == history and same.seconds == history.seconds, "the history, training time included"
+    assert same_weights(model, again)
+
+
+def test_the_loaded_model_equals_a_fresh_training(runs, monkeypatch):
+    model, history = fit("attention", SHORT)
+    monkeypatch.setenv(cache.OFF_ENV, "1")
+    fresh, fresh_history = fit("attention", SHORT)
+    assert fresh_history.val_loss == history.val_loss
+    assert same_weights(model, fresh)
+
+
+def test_another_config_or_kind_is_another_run(runs):
+    keys = {cache.run_key("attention", SHORT), cache.run_key("attention", replace(SHORT, seed=1))}
+    keys.add(cache.run_key("multihead", replace(SHORT, n_head=4)))
+    assert len(keys) == 3
+
+
+def test_a_change_in_a_models_source_trains_afresh(runs, tmp_path, monkeypatch):
+    copies = []
+    for path in cache.SOURCES:
+        copies.append(tmp_path / "src" / path.name)
+        copies[-1].parent.mkdir(exist_ok=True)
+        shutil.copy(path, copies[-1])
+    monkeypatch.setattr(cache, "SOURCES", copies)
+    before = cache.run_key("attention", SHORT, copies)
+    fit("attention", SHORT)
+    assert (runs / f"{before}.pt").is_file()
+    models = tmp_path / "src" / "models.py"
+    models.write_text(models.read_text().replace("wei = F.softmax(wei, dim=-1)", "wei = wei.softmax(-1)"))
+    after = cache.run_key("attention", SHORT, copies)
+    assert after != before
+    assert cache.load(runs, after) is None, "nothing saved under the new key yet"
+
+
+def test_nothing_is_kept_without_the_variable(tmp_path, monkeypatch):
+    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
+    assert cache.cache_folder() is None
+    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(cache.OFF_ENV, "1")
+    assert cache.cache_folder() is None
