@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import inspect
 import os
 import re
 import shutil
@@ -106,6 +107,12 @@ def code_blocks(path: Path) -> list[str]:
     """The text of every ``<pre>`` block on a built page, as the reader sees it."""
     blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", path.read_text(encoding="utf-8"), flags=re.S)
     return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
+
+
+def shows_source(path: Path, obj) -> bool:
+    """Whether a built page shows ``obj``'s source exactly as the package has it."""
+    source = inspect.cleandoc(inspect.getsource(obj))
+    return any(inspect.cleandoc(block) == source for block in code_blocks(path))
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import inspect
-
-from conftest import code_blocks, page_text
+from conftest import page_text, shows_source
 from selfattn import BIGRAM, BigramLanguageModel, fit
 
 
@@ -15,7 +13,6 @@ def test_bigram_chapter_shows_the_numbers_its_code_computes(built_book):
     assert f"settles at {history.final_val:.3f}" in text
     assert "4,225" in text
     assert "Traceback" not in text
-    source = inspect.getsource(BigramLanguageModel).strip()
-    assert any(block.strip() == source for block in code_blocks(built_book / "book" / "bigram.html")), (
+    assert shows_source(built_book / "book" / "bigram.html", BigramLanguageModel), (
         "the page shows the package's BigramLanguageModel source, unchanged"
     )

@@ -3,7 +3,6 @@ intermediates" claim, checked on the package's real models and on the built page
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 
@@ -12,7 +11,7 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
-from conftest import code_blocks, figure_alts, reader_text
+from conftest import figure_alts, reader_text, shows_source
 from selfattn import (
     ATTENTION,
     ATTENTION_TRY,
@@ -266,11 +265,6 @@ def test_training_changes_every_parameter_and_sharpens_attention(corpus, trained
 # --- the built pages ------------------------------------------------------------------------------------
 
 
-def _shows_source(path, obj) -> bool:
-    source = inspect.cleandoc(inspect.getsource(obj))
-    return any(inspect.cleandoc(block) == source for block in code_blocks(path))
-
-
 @pytest.mark.slow
 def test_six_steps_page(built_book, corpus, newborn, val_rows):
     path = built_book / "book" / "six-steps.html"
@@ -290,7 +284,7 @@ def test_six_steps_page(built_book, corpus, newborn, val_rows):
     assert "sum of weight × value equals out[5]: True" in text
     assert "row 0 (t): largest weight 1.00, distance to nearest v row 0.00" in text
     for obj in (Head, Head.__init__):
-        assert _shows_source(path, obj), f"the page shows the package's {obj.__qualname__} unchanged"
+        assert shows_source(path, obj), f"the page shows the package's {obj.__qualname__} unchanged"
     alts = figure_alts(path)
     assert len(alts) == 2 and all(len(alt) > 80 for alt in alts)
     assert "minus infinity" in alts[0]
@@ -310,7 +304,7 @@ def test_attention_model_page(built_book, trained, bigram):
     assert "TrainConfig has no field 'learnig_rate'. Did you mean learning_rate?" in text
     assert "# Hyperparameters: to change them, write e.g." in text
     for obj in (AttentionLanguageModel, BigramLanguageModel.forward, Head.forward):
-        assert _shows_source(path, obj), f"the page shows the package's {obj.__qualname__} unchanged"
+        assert shows_source(path, obj), f"the page shows the package's {obj.__qualname__} unchanged"
     alts = figure_alts(path)
     assert len(alts) == 2 and all("bigram" in alt for alt in alts)
 

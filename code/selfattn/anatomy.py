@@ -15,6 +15,8 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
+from selfattn.models import Head
+
 
 class HasProjections(Protocol):
     """Anything with a head's three projections: a ``Head``, or the toy's run."""
@@ -75,3 +77,34 @@ def trace(model: nn.Module, idx: torch.Tensor) -> dict[str, torch.Tensor]:
 def model_stages(model: nn.Module, idx: torch.Tensor) -> AttentionStages:
     """The attention model's head, stage by stage, on its real input for ids ``idx`` (B, T)."""
     return stages(model.sa_head, trace(model, idx)["x"])
+
+
+def heads_of(attention: nn.Module) -> list[Head]:
+    """The heads inside a split-form ``CausalSelfAttention``, each as a ``Head`` of its own.
+
+    Head ``h`` owns rows ``h * hs .. (h + 1) * hs`` of the key, query and value
+    matrices; its ``Head`` computes exactly that head's part of the output.
+    """
+    n_embd, n_head = attention.key.in_features, attention.n_head
+    hs = n_embd // n_head
+    heads = []
+    for h in range(n_head):
+        head = Head(n_embd, hs, attention.tril.shape[0])
+        rows = slice(h * hs, (h + 1) * hs)
+        with torch.no_grad():
+            for name in ("key", "query", "value"):
+                getattr(head, name).weight.copy_(getattr(attention, name).weight[rows])
+        heads.append(head)
+    return heads
+
+
+@torch.no_grad()
+def block_input(model: nn.Module, idx: torch.Tensor, layer: int = 0) -> torch.Tensor:
+    """What the attention of block ``layer`` of a GPT model receives for ids ``idx`` (B, T)."""
+    seen: dict[str, torch.Tensor] = {}
+    hook = model.blocks[layer].sa.register_forward_hook(lambda m, i, o: seen.update(x=i[0]))
+    try:
+        model(idx)
+    finally:
+        hook.remove()
+    return seen["x"]  # (B, T, C)
