@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CODE = ["code", "tests", "benchmarks"]
 # Words codespell mistakes for typos (lower case); add one here rather than misspell on purpose.
 ALLOWED_WORDS: list[str] = []

@@ -16,7 +16,7 @@ import torch
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BINDER = ROOT / "binder"
 # Installed in every Binder image by repo2docker itself, next to JupyterLab.
 BINDER_BASE = {"IPython", "ipykernel", "ipywidgets"}

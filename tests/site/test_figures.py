@@ -42,7 +42,7 @@ from selfattn.figures.mechanism import head_stages, trace
 from selfattn.figures.output import script
 from selfattn.figures.sphinxext import one_copy
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tools"), str(ROOT / "_ext")]
 import live  # noqa: E402
 from browser import offline_context  # noqa: E402

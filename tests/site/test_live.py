@@ -28,7 +28,7 @@ import yaml
 
 from selfattn import ConfigError, TrainConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "_ext")]
 import live  # noqa: E402
 from browser import offline_context  # noqa: E402
