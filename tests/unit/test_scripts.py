@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from conftest import ROOT
+from tools import ROOT
 
 
 def script(name: str, *flags: str) -> subprocess.CompletedProcess:
@@ -14,7 +14,7 @@ def script(name: str, *flags: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_bigram_script_trains_and_samples():
+def test_bigram_script_trains_and_prints_its_log_and_size():
     result = script("01_bigram.py", "--max-iters", "300", "--eval-iters", "20", "--sample-tokens", "50")
     assert result.returncode == 0, result.stderr
     assert "step   300: train loss" in result.stdout
