@@ -51,7 +51,7 @@ test: $(STAMP)
 ## (127.0.0.1, random token, only this site's origin allowed), serve it and print the URL
 .PHONY: live
 live: $(STAMP)
-	$(BIN)/python tools/live.py
+	$(BIN)/python -m tools.live
 
 clean:
 	rm -rf _build

@@ -5,7 +5,7 @@ naive loop of the lecture kind: a Python-list ``get_batch``, evaluation as 200
 separate forward passes per split, the default (unfused) AdamW and torch's default
 thread count. Both use the same model class, hyperparameters (``ATTENTION``) and seed.
 
-    python benchmarks/training_speed.py [--max-iters 5000]
+    python -m benchmarks.training_speed [--max-iters 5000]     # from the repository's root
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""Shared fixtures: the corpus, and one strict build of the book per test session."""
+"""The fixtures every test folder shares: the corpus, the toy runs, the eight figures, one strict
+build of the book (and of its PDF), and one headless Chromium."""
 
 from __future__ import annotations
 
-import html
-import inspect
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -14,13 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
-# The PDF edition's file name comes from _config.yml (latex_documents: targetname).
-PDF_NAME = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
-PDF = ROOT / "_build" / "latex" / Path(PDF_NAME).with_suffix(".pdf").name
+from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, HTML, PDF
+from tools import ROOT
+
 # Trained runs are shared with the book's build, as `make test` does (selfattn/cache.py).
 os.environ.setdefault("SELFATTN_RUN_CACHE", str(ROOT / "_build" / "runs"))
 
@@ -30,6 +25,30 @@ def corpus():
     from selfattn import load_corpus
 
     return load_corpus()
+
+
+@pytest.fixture(scope="session")
+def toy_run():
+    """The toy chapter's run, as the notebook it reproduces made it."""
+    from selfattn.toy import run_toy
+
+    return run_toy()
+
+
+@pytest.fixture(scope="session")
+def masked_toy_run():
+    """The same run with the causal mask on."""
+    from selfattn.toy import ToyConfig, run_toy
+
+    return run_toy(ToyConfig(causal=True))
+
+
+@pytest.fixture(scope="session")
+def figure_cells():
+    """The figure page's cells run here: (the names its set-up defines, the eight figures by kind)."""
+    from tools.figure_page import draw
+
+    return draw(FIGURE_RUN, FIGURE_BIGRAM)
 
 
 @dataclass
@@ -85,49 +104,18 @@ def built_book(built_pdf) -> Path:
     return HTML
 
 
-def page_text(path: Path) -> str:
-    """A built page's visible text with tags removed and whitespace collapsed."""
-    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", path.read_text(encoding="utf-8"), flags=re.S)
-    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium, for the whole session."""
+    from tools.browser import chromium
 
-
-def reader_text(path: Path) -> str:
-    """``page_text`` with straight quotes and no space before punctuation (glued values are spans)."""
-    text = page_text(path).translate(str.maketrans({"“": '"', "”": '"', "’": "'"}))
-    return re.sub(r"\s+([.,:;)%])", r"\1", text)
-
-
-def figure_alts(path: Path) -> list[str]:
-    """The alt text of every figure image the page's code produced."""
-    images = re.findall(r"<img\b[^>]*>", path.read_text(encoding="utf-8"))
-    return [re.search(r'\balt="([^"]*)"', img).group(1) for img in images if "_images/" in img]
-
-
-def code_blocks(path: Path) -> list[str]:
-    """The text of every ``<pre>`` block on a built page, as the reader sees it."""
-    blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", path.read_text(encoding="utf-8"), flags=re.S)
-    return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
-
-
-def shows_source(path: Path, obj) -> bool:
-    """Whether a built page shows ``obj``'s source exactly as the package has it."""
-    source = inspect.cleandoc(inspect.getsource(obj))
-    return any(inspect.cleandoc(block) == source for block in code_blocks(path))
+    with chromium() as chromium_browser:
+        yield chromium_browser
 
 
 @pytest.fixture(scope="session")
 def thebe_lib() -> Path:
-    from browser import fetch_thebe
+    """thebe's files from its npm package (fetched on first use), to stand in for unpkg.com."""
+    from tools.browser import thebe_lib
 
-    return fetch_thebe()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from browser import CHROMIUM, CHROMIUM_ARGS
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    return thebe_lib()

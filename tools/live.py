@@ -6,14 +6,13 @@ the site, and prints its URL. The token lives only in memory: the pages fetch it
 server's address, from ``/_live/server.json``, which this process answers itself. It is never
 written to a file or printed.
 
-    .venv/bin/python tools/live.py [--port 8000] [--no-build]
+    .venv/bin/python -m tools.live [--port 8000] [--no-build]     # from the repository's root
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import os
 import secrets
 import signal
@@ -26,14 +25,12 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import IO
 
-ROOT = Path(__file__).resolve().parents[1]
-SERVER_INFO = "_live/server.json"  # site-relative; the pages fetch it (see _ext/live_code.py)
-SERVER_INFO_ENV = "LIVE_CODE_SERVER_INFO"
+from _ext.live_code import SERVER_INFO_ENV
+from tools import ROOT
+from tools.serve import SERVER_INFO, serve
 
 
 def build_site(output: Path, toc: Path | None = None, local_server: bool = True, quiet: bool = False) -> Path:
@@ -49,54 +46,6 @@ def build_site(output: Path, toc: Path | None = None, local_server: bool = True,
         env[SERVER_INFO_ENV] = SERVER_INFO
     subprocess.run(command, check=True, cwd=ROOT, env=env, capture_output=quiet, text=True)
     return output / "_build" / "html"
-
-
-class _SiteHandler(SimpleHTTPRequestHandler):
-    server_info: dict[str, str] | None = None
-
-    def do_GET(self) -> None:
-        if self.path.split("?")[0] != "/" + SERVER_INFO:
-            return super().do_GET()
-        if self.server_info is None:
-            return self.send_error(503, "The Jupyter server is not running yet")
-        body = json.dumps(self.server_info).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args) -> None:  # noqa: A002 (the base class's name)
-        pass
-
-
-@dataclass
-class SiteServer:
-    """The built site on 127.0.0.1, answering ``/_live/server.json`` from memory."""
-
-    httpd: ThreadingHTTPServer
-    handler: type[_SiteHandler]
-
-    @property
-    def origin(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def point_at(self, jupyter: JupyterServer) -> None:
-        self.handler.server_info = {"baseUrl": jupyter.base_url, "token": jupyter.token}
-
-
-@contextlib.contextmanager
-def serve_site(html: Path, port: int = 0) -> Iterator[SiteServer]:
-    handler = type("SiteHandler", (_SiteHandler,), {})
-    httpd = ThreadingHTTPServer(("127.0.0.1", port), partial(handler, directory=str(html)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield SiteServer(httpd, handler)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 @dataclass
@@ -181,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
     for stop in (signal.SIGTERM, signal.SIGHUP):  # leave no server behind when killed
         signal.signal(stop, lambda *_: sys.exit(0))
     html = args.output / "_build" / "html" if args.no_build else build_site(args.output)
-    with serve_site(html, args.port) as site, jupyter_server(site.origin) as jupyter:
+    with serve(html, args.port) as site, jupyter_server(site.origin) as jupyter:
         site.point_at(jupyter)
         print(f"\nThe book with live code: {site.origin}/\nPress Ctrl+C to stop.\n", flush=True)
         with contextlib.suppress(KeyboardInterrupt):

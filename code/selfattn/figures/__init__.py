@@ -1,16 +1,8 @@
 """The book's interactive figures: HTML for the web, PNG for the PDF, from real data.
 
 Each function returns an :class:`InteractiveFigure`; make it the last line of a
-code cell (or ``glue`` it) and the notebook shows it::
-
-    context_window(corpus.text[:9])                       # 1. the context window
-    batch_grid(corpus, model)                             # 2. a batch of ids and their embeddings
-    shape_walk(model, xb, corpus.tokenizer)               # 3. ids -> ... -> logits, (B, T, C)
-    score_table(model, corpus.tokenizer, "First Ci")      # 4. raw, scaled, masked, softmax
-    mixing_values(model, corpus.tokenizer, "First Ci")    # 5. out[i] = sum_j wei[i, j] v[j]
-    training_curve(history, bigram_history)               # 6. the loss curve against the bigram
-    before_after(initial_model, model)                    # 7. weight matrices before and after
-    heatmap_steps(snapshots, tokens)                      # 8. (step, loss, weights) with a slider
+code cell (or ``glue`` it) and the notebook shows it. :data:`FIGURES` lists the
+eight in the order the book introduces them, each with a call that draws it.
 
 See ``output.py`` for how the script reaches the page, and ``sphinxext.py``
 for keeping one copy of it per built page.
@@ -20,7 +12,24 @@ from selfattn.figures.learning import before_after, heatmap_steps, training_curv
 from selfattn.figures.mechanism import batch_grid, context_window, mixing_values, score_table, shape_walk
 from selfattn.figures.output import InteractiveFigure
 
+# The eight figures: each one's kind (``data-kind`` in its HTML, the view that draws it in
+# figures.js) and a call that makes it, written with the names the chapters use: ``corpus``,
+# a trained ``model`` and its ``history``, the ``initial_model`` it started from, a batch ``xb``,
+# a ``text`` of block_size characters, the ``bigram`` run's History (or its final validation
+# loss), and the toy run's ``snapshots`` (step, loss, weights) and ``tokens``.
+FIGURES: tuple[tuple[str, str], ...] = (
+    ("context-window", "context_window(corpus.text[:9])"),
+    ("batch", "batch_grid(corpus, model)"),
+    ("shape-walk", "shape_walk(model, xb, corpus.tokenizer)"),
+    ("score-table", "score_table(model, corpus.tokenizer, text)"),
+    ("mix-values", "mixing_values(model, corpus.tokenizer, text)"),
+    ("training", "training_curve(history, bigram)"),
+    ("before-after", "before_after(initial_model, model)"),
+    ("heatmap-steps", "heatmap_steps(snapshots, tokens)"),
+)
+
 __all__ = [
+    "FIGURES",
     "InteractiveFigure",
     "batch_grid",
     "before_after",

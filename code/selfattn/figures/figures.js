@@ -2,8 +2,8 @@
 // window.selfattnFigures once per page, then mounts every figure not yet mounted.
 (function () {
   "use strict";
-  var VERSION = "__VERSION__";
-  var old = window.selfattnFigures;
+  const VERSION = "__VERSION__";
+  const old = window.selfattnFigures;
   if (old && old.version === VERSION) {
     old.mountAll();
     return;
@@ -12,14 +12,14 @@
 
   // ---- small DOM helpers
   function el(tag, props, kids) {
-    var node = document.createElement(tag);
-    Object.keys(props || {}).forEach(function (key) {
-      var value = props[key];
+    const node = document.createElement(tag);
+    Object.keys(props || {}).forEach((key) => {
+      const value = props[key];
       if (key === "text") node.textContent = value;
       else if (key.slice(0, 2) === "on") node.addEventListener(key.slice(2), value);
       else node.setAttribute(key, value);
     });
-    (kids || []).forEach(function (kid) {
+    (kids || []).forEach((kid) => {
       node.appendChild(typeof kid === "object" ? kid : document.createTextNode(String(kid)));
     });
     return node;
@@ -28,7 +28,7 @@
     return el("button", { type: "button", class: cls || "", onclick: onclick }, [label]);
   }
   function press(buttons, index) {
-    buttons.forEach(function (b, i) {
+    buttons.forEach((b, i) => {
       b.setAttribute("aria-pressed", String(i === index));
     });
   }
@@ -48,33 +48,32 @@
     return "\u201c" + s + "\u201d";
   }
   function sum(xs) {
-    return xs.reduce(function (a, b) { return a + b; }, 0);
+    return xs.reduce((a, b) => a + b, 0);
   }
   function std(xs) {
-    var m = sum(xs) / xs.length;
-    return Math.sqrt(sum(xs.map(function (x) { return (x - m) * (x - m); })) / xs.length);
+    const m = sum(xs) / xs.length;
+    return Math.sqrt(sum(xs.map((x) => (x - m) * (x - m))) / xs.length);
   }
   function maxAbs(rows) {
-    return Math.max.apply(null, [].concat.apply([], rows).filter(function (x) { return x !== null; })
-      .map(Math.abs)) || 1;
+    return Math.max(...rows.flat().filter((x) => x !== null).map(Math.abs)) || 1;
   }
 
   // ---- colours: viridis for weights in [0, 1], blue-white-red for signed numbers
-  var VIRIDIS = [[68, 1, 84], [72, 40, 120], [62, 74, 137], [49, 104, 142], [38, 130, 142],
+  const VIRIDIS = [[68, 1, 84], [72, 40, 120], [62, 74, 137], [49, 104, 142], [38, 130, 142],
     [31, 158, 137], [53, 183, 121], [110, 206, 88], [181, 222, 43], [253, 231, 37]];
-  var DIVERGING = [[33, 102, 172], [103, 169, 207], [209, 229, 240], [247, 247, 247],
+  const DIVERGING = [[33, 102, 172], [103, 169, 207], [209, 229, 240], [247, 247, 247],
     [253, 219, 199], [239, 138, 98], [178, 24, 43]];
   function ramp(stops, t) {
     t = Math.min(1, Math.max(0, t)) * (stops.length - 1);
-    var i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
-    return stops[i].map(function (c, k) { return Math.round(c + f * (stops[i + 1][k] - c)); });
+    const i = Math.min(stops.length - 2, Math.floor(t)), f = t - i;
+    return stops[i].map((c, k) => Math.round(c + f * (stops[i + 1][k] - c)));
   }
   function paint(node, rgb) {  // black or white text, whichever contrasts more (WCAG)
-    var lum = rgb.map(function (c) {
+    const lum = rgb.map((c) => {
       c /= 255;
       return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
     });
-    var L = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
+    const L = 0.2126 * lum[0] + 0.7152 * lum[1] + 0.0722 * lum[2];
     node.style.background = "rgb(" + rgb.join(",") + ")";
     node.style.color = (L + 0.05) / 0.05 > 1.05 / (L + 0.05) ? "#000" : "#fff";
     return node;
@@ -83,32 +82,28 @@
     return ramp(DIVERGING, 0.5 + x / (2 * scale));
   }
   function strip(values, scale, withNumbers) {
-    return el("div", { class: withNumbers ? "sa-strip" : "sa-strip sa-thin" }, values.map(function (x) {
-      return paint(el("span", { "data-v": x, title: fmt(x, 3), text: withNumbers ? fmt(x) : "\u00a0" }),
-        signed(x, scale));
-    }));
+    return el("div", { class: withNumbers ? "sa-strip" : "sa-strip sa-thin" }, values.map((x) => paint(el("span", { "data-v": x, title: fmt(x, 3), text: withNumbers ? fmt(x) : "\u00a0" }),
+        signed(x, scale))));
   }
 
-  var views = {};
+  const views = {};
 
   // 1. The context window: position t sees positions 0..t.
   views["context-window"] = function (body, d) {
-    var T = d.tokens.length, status = statusLine();
-    var row = el("div", { class: "sa-row", role: "group", "aria-label": "positions of the context window" });
-    var buttons = d.tokens.map(function (tok, t) {
-      return row.appendChild(el("button", {
+    const T = d.tokens.length, status = statusLine();
+    const row = el("div", { class: "sa-row", role: "group", "aria-label": "positions of the context window" });
+    const buttons = d.tokens.map((tok, t) => row.appendChild(el("button", {
         type: "button", class: "sa-pos", "aria-label": "position " + t + ": " + spoken(tok),
-        onclick: function () { pick(t); }
-      }, [el("small", { text: t }), el("b", { text: tok })]));
-    });
+        onclick: () => { pick(t); }
+      }, [el("small", { text: t }), el("b", { text: tok })])));
     function pick(t) {
-      buttons.forEach(function (b, i) {
+      buttons.forEach((b, i) => {
         b.classList.toggle("sa-lit", i <= t);
         b.classList.toggle("sa-dim", i > t);
         b.classList.toggle("sa-next", i === t + 1);
       });
       press(buttons, t);
-      var seen = quote(d.tokens.slice(0, t + 1).join(""));
+      const seen = quote(d.tokens.slice(0, t + 1).join(""));
       status.textContent = "Position " + t + " sees positions 0 to " + t + " (" + seen +
         ") and must predict the next character, " + quote(d.next[t]) +
         (t < T - 1 ? ". Positions " + (t + 1) + " to " + (T - 1) + " are hidden from it."
@@ -121,28 +116,28 @@
 
   // 2. The batch: B random windows of T ids; each id stands for a vector of C numbers.
   views.batch = function (body, d) {
-    var seed = d.seed >>> 0, draws = 1, starts = d.starts, picked = [0, 0];
-    var ids = {}, scale = maxAbs(d.emb), status = statusLine(), detail = el("div");
-    d.vocab.split("").forEach(function (ch, i) { ids[ch] = i; });
+    let seed = d.seed >>> 0, draws = 1, starts = d.starts, picked = [0, 0];
+    const ids = {}, scale = maxAbs(d.emb), status = statusLine(), detail = el("div");
+    d.vocab.split("").forEach((ch, i) => { ids[ch] = i; });
     function random() {  // mulberry32: a small seeded generator
       seed = (seed + 0x6d2b79f5) >>> 0;
-      var t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
       t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
       return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     }
-    var table = el("table", { class: "sa-table" });
+    const table = el("table", { class: "sa-table" });
     function render() {
-      var head = el("tr", {}, [el("th", { text: "b \\ t" })]);
-      for (var t = 0; t < d.T; t++) head.appendChild(el("th", { scope: "col", text: t }));
+      const head = el("tr", {}, [el("th", { text: "b \\ t" })]);
+      for (let t = 0; t < d.T; t++) head.appendChild(el("th", { scope: "col", text: t }));
       table.replaceChildren(head);
-      starts.forEach(function (start, b) {
-        var tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: b })]));
-        d.text.slice(start, start + d.T).split("").forEach(function (ch, t) {
-          var shown = ch === "\n" ? "\u21b5" : ch === " " ? "\u2423" : ch;
+      starts.forEach((start, b) => {
+        const tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: b })]));
+        d.text.slice(start, start + d.T).split("").forEach((ch, t) => {
+          const shown = ch === "\n" ? "\u21b5" : ch === " " ? "\u2423" : ch;
           tr.appendChild(el("td", { class: "sa-c" }, [el("button", {
             type: "button", class: "sa-cell", "data-id": ids[ch], "data-char": ch,
             "aria-label": "row " + b + ", position " + t + ": id " + ids[ch] + ", " + spoken(shown),
-            onclick: function () { picked = [b, t]; show(); }
+            onclick: () => { picked = [b, t]; show(); }
           }, [el("b", { text: ids[ch] }), el("small", { text: shown })])]));
         });
       });
@@ -151,17 +146,17 @@
       show();
     }
     function show() {
-      var cells = table.querySelectorAll("button.sa-cell"), cell = cells[picked[0] * d.T + picked[1]];
-      var id = Number(cell.getAttribute("data-id"));
-      press([].slice.call(cells), picked[0] * d.T + picked[1]);
+      const cells = table.querySelectorAll("button.sa-cell"), cell = cells[picked[0] * d.T + picked[1]];
+      const id = Number(cell.getAttribute("data-id"));
+      press([...cells], picked[0] * d.T + picked[1]);
       detail.replaceChildren(
         el("p", { class: "sa-note", text: "xb[" + picked[0] + ", " + picked[1] + "] = " + id +
           " is looked up as row " + id + " of the token embedding table: a vector of C = " + d.C +
           " numbers." }),
         strip(d.emb[id], scale, true));
     }
-    body.append(el("div", { class: "sa-row" }, [button("Draw another batch", function () {
-      starts = starts.map(function () { return Math.floor(random() * (d.text.length - d.T)); });
+    body.append(el("div", { class: "sa-row" }, [button("Draw another batch", () => {
+      starts = starts.map(() => Math.floor(random() * (d.text.length - d.T)));
       draws += 1;
       render();
     })]), table, status, detail);
@@ -170,30 +165,29 @@
 
   // 3. The (B, T, C) walk: B and T stay, the last axis changes.
   views["shape-walk"] = function (body, d) {
-    var shape = el("p", { class: "sa-shape" }), code = el("code"), status = statusLine();
-    var heat = el("div", { class: "sa-heat" }), timer = null, current = 0;
-    var buttons = d.stops.map(function (stop, i) {
-      return button(stop.name, function () { stopRun(); go(i); });
-    });
+    const shape = el("p", { class: "sa-shape" }), code = el("code"), status = statusLine();
+    const heat = el("div", { class: "sa-heat" });
+    let timer = null, current = 0;
+    const buttons = d.stops.map((stop, i) => button(stop.name, () => { stopRun(); go(i); }));
     function go(i) {
-      var stop = d.stops[i], names = stop.shape.length === 2 ? ["B", "T"] : ["B", "T", "C"];
+      const stop = d.stops[i], names = stop.shape.length === 2 ? ["B", "T"] : ["B", "T", "C"];
       current = i;
       press(buttons, i);
       shape.replaceChildren("(" + names.join(", ") + ") = (");
-      stop.shape.forEach(function (n, k) {
+      stop.shape.forEach((n, k) => {
         if (k) shape.append(", ");
         shape.append(el("span", { class: k === stop.axis ? "sa-changed" : "", text: n }));
       });
       shape.append(")");
       code.textContent = stop.code;
       status.textContent = stop.note;
-      var C = stop.shape.length === 2 ? 1 : stop.shape[2], scale = C > 1 ? maxAbs(stop.values) : 1;
+      const C = stop.shape.length === 2 ? 1 : stop.shape[2], scale = C > 1 ? maxAbs(stop.values) : 1;
       heat.style.gridTemplateColumns = "auto repeat(" + C + ", " + (C > 1 ? "7px" : "auto") + ")";
       heat.setAttribute("data-columns", C);
       heat.replaceChildren();
-      stop.values.forEach(function (row, t) {
+      stop.values.forEach((row, t) => {
         heat.append(el("span", { class: "sa-label", text: d.tokens[t] }));
-        (C > 1 ? row : [row]).forEach(function (x) {
+        (C > 1 ? row : [row]).forEach((x) => {
           heat.append(C > 1 ? paint(el("span", { title: fmt(x) }), signed(x, scale))
             : el("span", { class: "sa-label", text: x }));
         });
@@ -203,11 +197,11 @@
       clearTimeout(timer);
       timer = null;
     }
-    var run = button("Run to logits", function () {
+    const run = button("Run to logits", () => {
       stopRun();
       go(0);
       (function next() {
-        if (current < d.stops.length - 1) timer = setTimeout(function () { go(current + 1); next(); }, 700);
+        if (current < d.stops.length - 1) timer = setTimeout(() => { go(current + 1); next(); }, 700);
         else timer = null;
       })();
     });
@@ -220,30 +214,30 @@
 
   // 4. The score table: raw q.k, scaled, masked, softmax.
   views["score-table"] = function (body, d) {
-    var T = d.tokens.length, status = statusLine(), table = el("table", { class: "sa-table" });
-    var stages = [
+    const T = d.tokens.length, status = statusLine(), table = el("table", { class: "sa-table" });
+    const stages = [
       ["raw", "1. raw q\u00b7k"], ["scaled", "2. scaled \u00d7 1/\u221a" + d.hs], ["masked", "3. masked"],
       ["wei", "4. softmax"]];
-    var buttons = stages.map(function (s, i) { return button(s[1], function () { show(i); }); });
+    const buttons = stages.map((s, i) => button(s[1], () => { show(i); }));
     function show(i) {
-      var name = stages[i][0], m = d.stages[name], soft = name === "wei";
-      var finite = [].concat.apply([], m).filter(function (x) { return x !== null; });
-      var scale = maxAbs(m), head = el("tr", {}, [el("th", { text: "" })]);
+      const name = stages[i][0], m = d.stages[name], soft = name === "wei";
+      const finite = m.flat().filter((x) => x !== null);
+      const scale = maxAbs(m), head = el("tr", {}, [el("th", { text: "" })]);
       press(buttons, i);
-      d.tokens.forEach(function (tok) { head.append(el("th", { scope: "col", text: tok })); });
+      d.tokens.forEach((tok) => { head.append(el("th", { scope: "col", text: tok })); });
       if (soft) head.append(el("th", { scope: "col", text: "row sum" }));
       table.replaceChildren(head);
-      m.forEach(function (row, r) {
-        var tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: d.tokens[r] })]));
-        row.forEach(function (x) {
-          var td = tr.appendChild(el("td", { text: fmt(x, 2) }));
+      m.forEach((row, r) => {
+        const tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: d.tokens[r] })]));
+        row.forEach((x) => {
+          const td = tr.appendChild(el("td", { text: fmt(x, 2) }));
           if (x === null) td.className = "sa-masked";
           else paint(td, soft ? ramp(VIRIDIS, x) : signed(x, scale));
         });
         if (soft) tr.append(el("td", { class: "sa-sum", text: fmt(sum(row), 2) }));
       });
-      var spread = "std " + fmt(std(finite)) + ", from " + fmt(Math.min.apply(null, finite)) + " to " +
-        fmt(Math.max.apply(null, finite));
+      const spread = "std " + fmt(std(finite)) + ", from " + fmt(Math.min(...finite)) + " to " +
+        fmt(Math.max(...finite));
       status.textContent = [
         "Raw scores q\u00b7k: each is a sum of " + d.hs + " products, so they spread widely (" + spread + ").",
         "Multiplied by 1/\u221a" + d.hs + " = " + fmt(1 / Math.sqrt(d.hs), 3) +
@@ -259,40 +253,38 @@
 
   // 5. Mixing values: row i of out = sum over j of wei[i, j] * v[j].
   views["mix-values"] = function (body, d) {
-    var T = d.tokens.length, status = statusLine(), scale = maxAbs(d.v), panel = el("div");
-    var table = el("table", { class: "sa-table" }), buttons = [];
-    var head = table.appendChild(el("tr", {}, [el("th", { text: "wei" })]));
-    d.tokens.forEach(function (tok) { head.append(el("th", { scope: "col", text: tok })); });
-    d.wei.forEach(function (row, i) {
-      var b = button(d.tokens[i], function () { pick(i); });
+    const status = statusLine(), scale = maxAbs(d.v), panel = el("div");
+    const table = el("table", { class: "sa-table" }), buttons = [];
+    const head = table.appendChild(el("tr", {}, [el("th", { text: "wei" })]));
+    d.tokens.forEach((tok) => { head.append(el("th", { scope: "col", text: tok })); });
+    d.wei.forEach((row, i) => {
+      const b = button(d.tokens[i], () => { pick(i); });
       b.setAttribute("aria-label", "row " + i + ": " + spoken(d.tokens[i]));
       buttons.push(b);
-      var tr = table.appendChild(el("tr", {}, [el("th", { scope: "row" }, [b])]));
-      row.forEach(function (w) { tr.append(paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w))); });
+      const tr = table.appendChild(el("tr", {}, [el("th", { scope: "row" }, [b])]));
+      row.forEach((w) => { tr.append(paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w))); });
     });
     function pick(i) {
-      var terms = el("div", { class: "sa-terms" }), out = d.v[0].map(function () { return 0; });
+      const terms = el("div", { class: "sa-terms" }), out = d.v[0].map(() => 0);
       press(buttons, i);
-      table.querySelectorAll("tr").forEach(function (tr, r) { tr.classList.toggle("sa-picked", r === i + 1); });
-      for (var j = 0; j <= i; j++) {
-        var w = d.wei[i][j], part = d.v[j].map(function (x) { return w * x; });
-        part.forEach(function (x, k) { out[k] += x; });
+      table.querySelectorAll("tr").forEach((tr, r) => { tr.classList.toggle("sa-picked", r === i + 1); });
+      for (let j = 0; j <= i; j++) {
+        const w = d.wei[i][j], part = d.v[j].map((x) => w * x);
+        part.forEach((x, k) => { out[k] += x; });
         terms.append(el("span", { class: "sa-w", text: fmt(w, 3) }),
           el("span", { text: "\u00d7 v[" + j + "] " + quote(d.tokens[j]) }), strip(part, scale, false));
       }
       terms.append(el("span", { class: "sa-w", text: "sum" }), el("span", { text: "= out[" + i + "]" }),
         strip(out, scale, false));
       terms.lastChild.className += " sa-out";
-      var first = [];
-      for (j = 0; j <= i; j++) first.push(fmt(d.wei[i][j], 2) + "\u00d7" + paren(d.v[j][0]));
+      const first = [];
+      for (let j = 0; j <= i; j++) first.push(fmt(d.wei[i][j], 2) + "\u00d7" + paren(d.v[j][0]));
       status.textContent = "Row " + i + " (" + quote(d.tokens[i]) + ") mixes " + (i + 1) + " value rows with weights " +
         "that sum to " + fmt(sum(d.wei[i].slice(0, i + 1))) + ". Its first number: " + first.join(" + ") +
         " = " + fmt(out[0], 2) + ".";
       panel.replaceChildren(el("p", { class: "sa-note", text: "out[" + i + "] = \u03a3 wei[" + i +
         ", j] \u00b7 v[j]: each v row scaled by its weight (fainter = smaller weight), then added up." }), terms,
-        el("p", { class: "sa-note sa-numbers", text: "out[" + i + "] = [" + out.map(function (x) {
-          return fmt(x);
-        }).join(", ") + "]" }));
+        el("p", { class: "sa-note sa-numbers", text: "out[" + i + "] = [" + out.map((x) => fmt(x)).join(", ") + "]" }));
     }
     body.append(el("p", { class: "sa-note", text: "Click a row of wei." }), table, status, panel);
     pick(d.row);
@@ -300,36 +292,36 @@
 
   // 6. Training: the attention model's recorded loss, played back against the bigram's line.
   views.training = function (body, d) {
-    var NS = "http://www.w3.org/2000/svg", W = 640, H = 300, L = 52, R = 20, TOP = 14, BOT = 40;
-    var last = d.steps[d.steps.length - 1], all = d.val.concat(d.batch.map(function (p) { return p[1]; }));
-    var lo = Math.floor(Math.min.apply(null, all.concat([d.bigram])) * 10 - 1) / 10;
-    var hi = Math.ceil(Math.max.apply(null, all) * 10) / 10;
+    const NS = "http://www.w3.org/2000/svg", W = 640, H = 300, L = 52, R = 20, TOP = 14, BOT = 40;
+    const last = d.steps[d.steps.length - 1], all = d.val.concat(d.batch.map((p) => p[1]));
+    const lo = Math.floor(Math.min(...all.concat([d.bigram])) * 10 - 1) / 10;
+    const hi = Math.ceil(Math.max(...all) * 10) / 10;
     function x(s) { return L + (W - L - R) * s / last; }
     function y(v) { return TOP + (H - TOP - BOT) * (hi - v) / (hi - lo); }
     function svg(tag, attrs, text) {
-      var node = document.createElementNS(NS, tag);
-      Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+      const node = document.createElementNS(NS, tag);
+      Object.keys(attrs).forEach((k) => { node.setAttribute(k, attrs[k]); });
       if (text !== undefined) node.textContent = text;
       return node;
     }
     function valAt(s) {
-      for (var i = 1; i < d.steps.length; i++) {
+      for (let i = 1; i < d.steps.length; i++) {
         if (s <= d.steps[i]) {
-          var f = (s - d.steps[i - 1]) / (d.steps[i] - d.steps[i - 1]);
+          const f = (s - d.steps[i - 1]) / (d.steps[i] - d.steps[i - 1]);
           return d.val[i - 1] + f * (d.val[i] - d.val[i - 1]);
         }
       }
       return d.val[d.val.length - 1];
     }
-    var cross = d.cross;
-    var chart = svg("svg", { class: "sa-chart", viewBox: "0 0 " + W + " " + H, role: "img",
+    const cross = d.cross;
+    const chart = svg("svg", { class: "sa-chart", viewBox: "0 0 " + W + " " + H, role: "img",
       "aria-label": d.label + " loss curve against the bigram's " + fmt(d.bigram) });
-    for (var v = Math.ceil(lo * 2) / 2; v <= hi + 1e-9; v += 0.5) {
+    for (let v = Math.ceil(lo * 2) / 2; v <= hi + 1e-9; v += 0.5) {
       chart.append(svg("line", { class: "sa-gridline", x1: L, x2: W - R, y1: y(v), y2: y(v) }),
         svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, v.toFixed(1)));
     }
-    for (var k = 0; k <= 5; k++) {
-      var st = Math.round(last * k / 5);
+    for (let k = 0; k <= 5; k++) {
+      const st = Math.round(last * k / 5);
       chart.append(svg("text", { x: x(st), y: H - BOT + 18, "text-anchor": "middle" }, st));
     }
     chart.append(svg("path", { class: "sa-axis", d: "M" + L + "," + TOP + "V" + (H - BOT) + "H" + (W - R) }),
@@ -338,21 +330,24 @@
         transform: "rotate(-90 12 " + (TOP + H - BOT) / 2 + ")" }, "loss"),
       svg("line", { class: "sa-bigram", x1: L, x2: W - R, y1: y(d.bigram), y2: y(d.bigram) }),
       svg("text", { x: W - R, y: y(d.bigram) - 6, "text-anchor": "end" }, "bigram " + fmt(d.bigram)));
-    var batch = chart.appendChild(svg("polyline", { class: "sa-batch", points: "" }));
-    var val = chart.appendChild(svg("polyline", { class: "sa-val", points: "" }));
-    var dot = chart.appendChild(svg("circle", { class: "sa-cross", r: 5, visibility: "hidden" }));
+    const batch = chart.appendChild(svg("polyline", { class: "sa-batch", points: "" }));
+    const val = chart.appendChild(svg("polyline", { class: "sa-val", points: "" }));
+    const dot = chart.appendChild(svg("circle", { class: "sa-cross", r: 5, visibility: "hidden" }));
     if (cross !== null) { dot.setAttribute("cx", x(cross)); dot.setAttribute("cy", y(d.bigram)); }
     chart.append(svg("text", { x: W - R, y: TOP + 12, "text-anchor": "end" },
       d.label + ": validation (solid), batch loss (thin)"));
-    var slider = el("input", { type: "range", min: 0, max: last, step: d.stride, value: 0,
-      "aria-label": "training step", oninput: function () { pause(); show(Number(slider.value)); } });
-    var status = statusLine(), frame = null, play = button("Play", function () {
+    const slider = el("input", { type: "range", min: 0, max: last, step: d.stride, value: 0,
+      "aria-label": "training step", oninput: () => { pause(); show(Number(slider.value)); } });
+    const status = statusLine();
+    let frame = null;
+    const play = button("Play", () => {
       if (frame !== null) return pause();
-      var from = Number(slider.value) >= last ? 0 : Number(slider.value), t0 = null;
+      const from = Number(slider.value) >= last ? 0 : Number(slider.value);
+      let t0 = null;
       play.textContent = "Pause";
       function tick(now) {
         if (t0 === null) t0 = now;
-        var s = Math.min(last, d.stride * Math.round((from + (now - t0) / d.duration * last) / d.stride));
+        const s = Math.min(last, d.stride * Math.round((from + (now - t0) / d.duration * last) / d.stride));
         show(s);
         frame = s < last ? requestAnimationFrame(tick) : (play.textContent = "Play", null);
       }
@@ -365,15 +360,15 @@
     }
     function show(s) {
       slider.value = s;
-      var pts = [];
-      d.steps.forEach(function (st, i) { if (st <= s) pts.push(x(st) + "," + y(d.val[i])); });
+      const pts = [];
+      d.steps.forEach((st, i) => { if (st <= s) pts.push(x(st) + "," + y(d.val[i])); });
       pts.push(x(s) + "," + y(valAt(s)));
       val.setAttribute("points", pts.join(" "));
-      batch.setAttribute("points", d.batch.filter(function (p) { return p[0] <= s; })
-        .map(function (p) { return x(p[0]) + "," + y(p[1]); }).join(" "));
-      var below = cross !== null && s >= cross;
+      batch.setAttribute("points", d.batch.filter((p) => p[0] <= s)
+        .map((p) => x(p[0]) + "," + y(p[1])).join(" "));
+      const below = cross !== null && s >= cross;
       dot.setAttribute("visibility", below ? "visible" : "hidden");
-      var text = "Step " + s + " of " + last + ": validation loss " + fmt(valAt(s)) + (below
+      const text = "Step " + s + " of " + last + ": validation loss " + fmt(valAt(s)) + (below
         ? ", below the bigram's " + fmt(d.bigram) + " since about step " + cross + "."
         : ", above the bigram's " + fmt(d.bigram) + ".");
       slider.setAttribute("aria-valuetext", text);
@@ -385,12 +380,12 @@
 
   // 7. Before and after: the model's weight matrices at initialisation and after training.
   views["before-after"] = function (body, d) {
-    var status = statusLine(), lut = [], mats = el("div", { class: "sa-mats" }), stats = [], canvases = [];
-    for (var q = 0; q < 256; q++) lut.push(ramp(DIVERGING, q / 255));
-    d.mats.forEach(function (m) {
-      var canvas = el("canvas", { width: m.cols, height: m.rows, role: "img",
+    const status = statusLine(), lut = [], mats = el("div", { class: "sa-mats" }), stats = [], canvases = [];
+    for (let q = 0; q < 256; q++) lut.push(ramp(DIVERGING, q / 255));
+    d.mats.forEach((m) => {
+      const canvas = el("canvas", { width: m.cols, height: m.rows, role: "img",
         style: "width:" + m.cols * d.px + "px;height:" + m.rows * d.px + "px" });
-      var stat = el("span");
+      const stat = el("span");
       canvases.push(canvas);
       stats.push(stat);
       mats.append(el("div", { class: "sa-mat", style: "width:" + Math.max(m.cols * d.px, 90) + "px" }, [
@@ -398,12 +393,12 @@
         el("span", { text: m.rows + " \u00d7 " + m.cols }), canvas, stat]));
     });
     function draw(state) {
-      var which = state === "after" ? 1 : 0;
+      const which = state === "after" ? 1 : 0;
       press(buttons, which);
-      d.mats.forEach(function (m, i) {
-        var bytes = atob(m[state]), ctx = canvases[i].getContext("2d"), img = ctx.createImageData(m.cols, m.rows);
-        for (var p = 0; p < bytes.length; p++) {
-          var c = lut[bytes.charCodeAt(p)];
+      d.mats.forEach((m, i) => {
+        const bytes = atob(m[state]), ctx = canvases[i].getContext("2d"), img = ctx.createImageData(m.cols, m.rows);
+        for (let p = 0; p < bytes.length; p++) {
+          const c = lut[bytes.charCodeAt(p)];
           img.data.set([c[0], c[1], c[2], 255], 4 * p);
         }
         ctx.putImageData(img, 0, 0);
@@ -414,8 +409,8 @@
       });
       status.textContent = which ? d.after : d.before;
     }
-    var buttons = [button("Before training", function () { draw("before"); }),
-      button("After training", function () { draw("after"); })];
+    const buttons = [button("Before training", () => { draw("before"); }),
+      button("After training", () => { draw("after"); })];
     body.append(el("div", { class: "sa-row", role: "group", "aria-label": "weights shown" }, buttons), mats, status,
       el("p", { class: "sa-note", text: "Blue: negative, white: near zero, red: positive; each matrix keeps " +
         "one colour scale before and after." }));
@@ -424,18 +419,18 @@
 
   // 8. Attention weights over training, one heatmap per recorded step.
   views["heatmap-steps"] = function (body, d) {
-    var status = statusLine(), readout = el("p", { class: "sa-shape" });
-    var table = el("table", { class: "sa-table" });
-    var slider = el("input", { type: "range", min: 0, max: d.snapshots.length - 1, step: 1, value: d.start,
-      "aria-label": "recorded training step", oninput: function () { show(Number(slider.value)); } });
+    const status = statusLine(), readout = el("p", { class: "sa-shape" });
+    const table = el("table", { class: "sa-table" });
+    const slider = el("input", { type: "range", min: 0, max: d.snapshots.length - 1, step: 1, value: d.start,
+      "aria-label": "recorded training step", oninput: () => { show(Number(slider.value)); } });
     function show(i) {
-      var snap = d.snapshots[i], head = el("tr", {}, [el("th", { text: "" })]), best = [];
-      d.tokens.forEach(function (tok) { head.append(el("th", { scope: "col", text: tok })); });
+      const snap = d.snapshots[i], head = el("tr", {}, [el("th", { text: "" })]), best = [];
+      d.tokens.forEach((tok) => { head.append(el("th", { scope: "col", text: tok })); });
       table.replaceChildren(head);
-      snap.w.forEach(function (row, r) {
-        var tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: d.tokens[r] })]));
-        row.forEach(function (w) { tr.append(paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w))); });
-        var j = row.indexOf(Math.max.apply(null, row));
+      snap.w.forEach((row, r) => {
+        const tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: d.tokens[r] })]));
+        row.forEach((w) => { tr.append(paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w))); });
+        const j = row.indexOf(Math.max(...row));
         best.push(d.tokens[r] + " \u2192 " + d.tokens[j] + " " + fmt(row[j]));
       });
       slider.value = i;
@@ -453,7 +448,7 @@
   // ---- mounting
   function mount(fig) {
     fig.setAttribute("data-sa-ready", "");
-    var body = fig.querySelector(".sa-body"), view = views[fig.getAttribute("data-kind")];
+    const body = fig.querySelector(".sa-body"), view = views[fig.getAttribute("data-kind")];
     body.replaceChildren();
     try {
       view(body, JSON.parse(fig.querySelector("script.sa-data").textContent));
@@ -465,16 +460,16 @@
   function mountAll() {
     document.querySelectorAll(".sa-fig:not([data-sa-ready])").forEach(mount);
   }
-  var style = document.getElementById("selfattn-figures-css");
+  let style = document.getElementById("selfattn-figures-css");
   if (!style) style = document.head.appendChild(el("style", { id: "selfattn-figures-css" }));
   style.textContent = "__CSS__";
-  var queued = false;
-  var observer = new MutationObserver(function () {
+  let queued = false;
+  const observer = new MutationObserver(() => {
     if (queued) return;
     queued = true;
-    Promise.resolve().then(function () { queued = false; mountAll(); });
+    Promise.resolve().then(() => { queued = false; mountAll(); });
   });
   observer.observe(document.documentElement, { childList: true, subtree: true });
-  window.selfattnFigures = { version: VERSION, mountAll: mountAll, observer: observer, views: views };
+  window.selfattnFigures = { version: VERSION, mountAll, observer };
   mountAll();
 })();

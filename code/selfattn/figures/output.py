@@ -20,7 +20,6 @@ import html
 import io
 import json
 import math
-import re
 import uuid
 from collections.abc import Callable
 from functools import cache
@@ -38,19 +37,12 @@ PNG_DPI = 150
 
 @cache
 def script() -> str:
-    """The figure script with its stylesheet inlined and a version stamp (same text every call)."""
+    """The figure script with its stylesheet inside and a version stamp (same text every call)."""
     folder = resources.files("selfattn.figures")
     js = folder.joinpath("figures.js").read_text(encoding="utf-8")
     css = folder.joinpath("figures.css").read_text(encoding="utf-8")
     version = hashlib.sha256((js + css).encode()).hexdigest()[:12]
-    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)  # comments
-    css = re.sub(r"\s*([{};,])\s*|(:)\s+", r"\1\2", " ".join(css.split())).replace(";}", "}")
-    js = "\n".join(line.strip() for line in js.splitlines() if line.strip() and not _is_comment(line))
     return js.replace('"__CSS__"', json.dumps(css)).replace("__VERSION__", version)
-
-
-def _is_comment(line: str) -> bool:
-    return line.lstrip().startswith("//")
 
 
 def rounded(values, digits: int = 3):

@@ -1,10 +1,13 @@
-"""The models: shapes, causality, attention rows, parameter counts, generation."""
+"""The models: shapes, causality, attention rows, parameter counts, buffers, generation."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
 import torch
 
-from selfattn import AttentionLanguageModel, BigramLanguageModel, TrainConfig, make_model
+from selfattn import AttentionLanguageModel, BigramLanguageModel, Head, TrainConfig, make_model
 from selfattn.anatomy import stages
 
 V = 65
@@ -15,7 +18,11 @@ def attention_model(**sizes) -> AttentionLanguageModel:
     return AttentionLanguageModel(V, **sizes)
 
 
-def test_logit_and_loss_shapes():
+def n_parameters(module: torch.nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def test_logits_are_b_t_v_and_the_loss_a_scalar_only_with_targets():
     idx = torch.randint(V, (4, 8))
     for model in (BigramLanguageModel(V), attention_model()):
         logits, loss = model(idx, idx)
@@ -25,10 +32,22 @@ def test_logit_and_loss_shapes():
         assert loss is None
 
 
-def test_shorter_sequences_and_other_head_sizes():
+def test_sequences_up_to_block_size_run_and_a_longer_one_is_an_index_error():
     model = attention_model(block_size=8, n_embd=16, head_size=12)
-    logits, _ = model(torch.randint(V, (2, 3)))  # T = 3 < block_size
-    assert logits.shape == (2, 3, V)
+    for T in range(1, 9):
+        logits, _ = model(torch.randint(V, (2, T)))
+        assert logits.shape == (2, T, V)
+    with pytest.raises(IndexError, match="index out of range in self"):
+        model(torch.zeros((1, 9), dtype=torch.long))
+
+
+def test_targets_change_the_loss_but_never_the_logits():
+    generator = torch.Generator().manual_seed(0)
+    idx, targets = torch.randint(V, (2, 4, 8), generator=generator)
+    model = attention_model()
+    logits, loss = model(idx, targets)
+    other_logits, other_loss = model(idx, torch.zeros_like(targets))
+    assert torch.equal(logits, other_logits) and loss != other_loss
 
 
 def test_attention_is_causal():
@@ -56,18 +75,35 @@ def test_attention_rows_sum_to_one_and_are_zero_above_diagonal():
     assert torch.allclose(model.sa_head(x), wei @ model.sa_head.value(x), atol=1e-6)
 
 
+def test_stages_mask_exactly_the_future_and_reproduce_the_heads_forward():
+    model = attention_model()
+    x = torch.randn(2, 8, 32)  # (B, T, C)
+    s = stages(model.sa_head, x)
+    upper = torch.triu(torch.ones(8, 8, dtype=torch.bool), diagonal=1)
+    assert torch.allclose(s.scaled, s.raw / 32**0.5)
+    assert torch.isneginf(s.masked[:, upper]).all() and torch.isfinite(s.masked[:, ~upper]).all()
+    assert torch.allclose(s.out, model.sa_head(x), atol=1e-6)
+
+
 def test_parameter_counts_follow_the_layer_sizes():
-    bigram = BigramLanguageModel(V)
-    assert sum(p.numel() for p in bigram.parameters()) == V * V == 4225
-    for block, c, hs in [(8, 32, 32), (16, 24, 12)]:
+    assert n_parameters(BigramLanguageModel(V)) == 4225
+    for block, c, hs in [(8, 32, 8), (8, 32, 16), (8, 32, 32), (8, 32, 64), (16, 24, 12)]:
         model = attention_model(block_size=block, n_embd=c, head_size=hs)
         expected = V * c + block * c + 3 * c * hs + (hs * V + V)  # tok, pos, q/k/v, lm_head + bias
-        assert sum(p.numel() for p in model.parameters()) == expected
-    assert sum(p.numel() for p in attention_model().parameters()) == 7553
-    assert "sa_head.tril" not in dict(attention_model().named_parameters())
+        assert n_parameters(model) == expected
+        assert n_parameters(Head(c, hs, block)) == 3 * c * hs, "query, key and value have no bias"
 
 
-def test_same_seed_same_weights():
+def test_tril_is_a_saved_buffer_and_intermediates_are_not_saved():
+    model = attention_model()
+    assert [name for name, _ in model.named_buffers()] == ["sa_head.tril"]
+    assert "sa_head.tril" in model.state_dict()
+    assert "sa_head.tril" not in dict(model.named_parameters())
+    assert not model.sa_head.tril.requires_grad
+    assert not any(re.search(r"\b(q|k|v|wei|out)\b", name) for name in model.state_dict())
+
+
+def test_make_model_with_the_same_config_gives_the_same_weights():
     cfg = TrainConfig()
     a = make_model("attention", V, cfg).state_dict()
     b = make_model("attention", V, cfg).state_dict()
@@ -89,13 +125,3 @@ def test_generate_is_reproducible_with_a_generator():
     a = model.generate(start, 20, torch.Generator().manual_seed(3))
     b = model.generate(start, 20, torch.Generator().manual_seed(3))
     assert torch.equal(a, b) and a.shape == (2, 21)
-
-
-def test_stages_reproduce_the_heads_forward():
-    from selfattn.anatomy import stages
-
-    model = attention_model()
-    x = torch.randn(2, 8, 32)  # (B, T, C)
-    s = stages(model.sa_head, x)
-    assert torch.allclose(s.out, model.sa_head(x), atol=1e-6)
-    assert torch.isinf(s.masked[:, 0, 1:]).all() and torch.allclose(s.scaled, s.raw / 32**0.5)

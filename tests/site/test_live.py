@@ -2,7 +2,7 @@
 
 Debian's headless Chromium (never a downloaded browser) opens the bigram chapter. Every request
 that is not to loopback is aborted, except thebe's files on unpkg.com, which are served from the
-npm package (installed into node_modules/ on first use). Two builds of the chapter:
+npm package (fetched into node_modules/ on first use). Two builds of the chapter:
 
 - local mode (what ``make live`` serves): Live Code connects to a Jupyter server on 127.0.0.1;
   the reader edits the hyperparameter cell, runs it and the plot cell after it, sees a new loss
@@ -18,7 +18,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import replace
@@ -29,11 +28,9 @@ import torch
 import yaml
 
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "tools"), str(ROOT / "_ext")]
-import live  # noqa: E402
-from browser import offline_context  # noqa: E402
+from tools import ROOT, live
+from tools.browser import offline_context
+from tools.serve import serve
 
 pytestmark = pytest.mark.slow
 
@@ -66,12 +63,10 @@ def sites() -> dict[str, Path]:
     return {"production": production, "local": local}
 
 
-def open_chapter(context, origin: str):
+def open_chapter(context, server):
     page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda err: errors.append(str(err)))
-    page.goto(f"{origin}/book/bigram.html")
-    return page, errors
+    page.goto(server.url("book/bigram.html"))
+    return page
 
 
 def wait_for_state(page, states: set[str], timeout: float) -> str:
@@ -146,12 +141,12 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, bro
     log_path = tmp_path / "jupyter.log"
     with (
         open(log_path, "w") as log,
-        live.serve_site(sites["local"]) as site,
+        serve(sites["local"]) as site,
         live.jupyter_server(site.origin, log=log) as jupyter,
     ):
         site.point_at(jupyter)
-        context, blocked = offline_context(browser, thebe_lib)
-        page, errors = open_chapter(context, site.origin)
+        context, visit = offline_context(browser, thebe_lib)
+        page = open_chapter(context, site)
         hyper = hyperparameter_cell(page)
         built_output = page.locator("div.cell", has_text=HYPERPARAMETERS).locator(".cell_output").inner_text()
         built_val = float(re.search(r"val loss (\d+\.\d+)", built_output).group(1))
@@ -194,8 +189,8 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, bro
             shown = hyper.locator(".jp-OutputArea").inner_text().strip()
             assert shown == f"ConfigError: {expected}", shown
 
-        assert errors == [], f"JavaScript exceptions: {errors}"
-        assert blocked == [], f"live code asked for outside files: {blocked}"
+        assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
+        assert visit.blocked == [], f"live code asked for outside files: {visit.blocked}"
         context.close()
     log = log_path.read_text()
     assert "Kernel started" in log
@@ -215,9 +210,9 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, bro
     ids=["binder-unreachable", "thebe-unreachable"],
 )
 def test_production_page_offline_says_what_went_wrong(sites, thebe_lib, browser, serve_thebe, message):
-    with live.serve_site(sites["production"]) as site:
-        context, blocked = offline_context(browser, thebe_lib if serve_thebe else None)
-        page, errors = open_chapter(context, site.origin)
+    with serve(sites["production"]) as site:
+        context, visit = offline_context(browser, thebe_lib if serve_thebe else None)
+        page = open_chapter(context, site)
         config = json.loads(page.locator("#live-code-config").text_content())
         repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
         assert config["serverInfo"] == "", "the production build uses Binder"
@@ -244,6 +239,6 @@ def test_production_page_offline_says_what_went_wrong(sites, thebe_lib, browser,
         assert message in button.inner_text()
 
         expected_host = "mybinder.org" if serve_thebe else "unpkg.com"
-        assert any(expected_host in url for url in blocked), blocked
-        assert errors == [], f"JavaScript exceptions: {errors}"
+        assert any(expected_host in url for url in visit.blocked), visit.blocked
+        assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
         context.close()

@@ -7,7 +7,7 @@ loaded and described, every formula typeset, search works, figures stay legible 
 every link within the site resolves (file and anchor), and every page is within the weight budget.
 
 While iterating, point the tests at a site built elsewhere instead of building _build/html:
-    SELFATTN_SITE=/tmp/build-x/_build/html pytest tests/test_site.py
+    SELFATTN_SITE=/tmp/build-x/_build/html pytest tests/site/test_site.py
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import sys
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -25,9 +24,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-import page_weight  # noqa: E402  (the benchmark script shares its browser helpers)
+from tools import ROOT, page_weight
+from tools.browser import Visit, first_visit
+from tools.serve import serve
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +70,7 @@ FILE_NAME = re.compile(r"\.(png|jpe?g|gif|svg|webp)$", re.I)
 
 @dataclass
 class PageReport:
-    visit: page_weight.Visit
+    visit: Visit
     probe: dict
     weights: dict[str, int]
 
@@ -86,29 +85,19 @@ def site(request) -> Path:
 
 
 @pytest.fixture(scope="module")
-def base_url(site):
-    with page_weight.serve(site) as base:
-        yield base
+def server(site):
+    with serve(site) as site_server:
+        yield site_server
 
 
 @pytest.fixture(scope="module")
-def browser():
-    assert Path(page_weight.CHROMIUM).exists(), (
-        f"no browser at {page_weight.CHROMIUM} (apt-get install chromium)"
-    )
-    with page_weight.chromium() as chromium:
-        yield chromium
-
-
-@pytest.fixture(scope="module")
-def crawl(site, base_url, browser) -> dict[str, PageReport]:
+def crawl(site, server, browser) -> dict[str, PageReport]:
     """One first visit to every page of the site, with what it showed and what it fetched."""
     reports = {}
     for path in page_weight.site_pages(site):
-        visit = page_weight.Visit()
-        with page_weight.open_page(browser, base_url, site, path, visit) as page:
-            probe = page.evaluate(PROBE)
         name = path.relative_to(site).as_posix()
+        with first_visit(browser, server.url(name)) as (page, visit):
+            probe = page.evaluate(PROBE)
         reports[name] = PageReport(visit, probe, page_weight.tally(site, visit))
     return reports
 
@@ -129,9 +118,7 @@ def test_the_crawl_covers_every_chapter_in_the_table_of_contents(site, crawl):
 
 
 def test_no_page_logs_a_console_error_or_throws(crawl):
-    problems = failures(
-        crawl, lambda r: r.visit.console_errors + [f"uncaught: {e}" for e in r.visit.page_errors]
-    )
+    problems = failures(crawl, lambda r: r.visit.errors)
     assert not problems, f"browser errors on first visit:\n{problems}"
 
 
@@ -172,11 +159,10 @@ def test_every_formula_is_typeset(crawl):
     assert any(report.probe["mathCount"] for report in crawl.values()), "the check saw no math at all"
 
 
-def search(browser, base_url: str, site: Path, term: str) -> list[str]:
+def search(browser, server, term: str) -> list[str]:
     """The result links the site's search page lists for a term."""
-    visit = page_weight.Visit()
-    with page_weight.open_page(browser, base_url, site, site / "search.html", visit) as page:
-        page.goto(f"{base_url}search.html?q={term}")
+    with first_visit(browser, server.url("search.html")) as (page, _):
+        page.goto(server.url(f"search.html?q={term}"))
         page.wait_for_function(
             "() => document.querySelector('#search-results .search-summary')?.textContent.trim()",
             timeout=15_000,
@@ -184,13 +170,13 @@ def search(browser, base_url: str, site: Path, term: str) -> list[str]:
         return page.eval_on_selector_all("#search-results ul.search li a", "els => els.map(e => e.href)")
 
 
-def test_search_finds_a_term_and_only_pages_that_exist(site, base_url, browser):
-    links = search(browser, base_url, site, "attention")
+def test_search_finds_a_term_and_only_pages_that_exist(site, server, browser):
+    links = search(browser, server, "attention")
     assert links, "searching for 'attention' found nothing"
     for link in links:
         path = page_weight.local_file(site, link)
         assert path.is_file(), f"search result points to a missing page: {link}"
-    assert search(browser, base_url, site, "qzxwvjkk") == [], "a nonsense word should match nothing"
+    assert search(browser, server, "qzxwvjkk") == [], "a nonsense word should match nothing"
 
 
 def figure_legibility(png: bytes) -> tuple[float, float]:
@@ -202,12 +188,11 @@ def figure_legibility(png: bytes) -> tuple[float, float]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_figures_are_legible_in_light_and_dark_mode(site, base_url, browser, crawl, scheme):
+def test_figures_are_legible_in_light_and_dark_mode(server, browser, crawl, scheme):
     pages = [name for name, report in crawl.items() if report.probe["images"]]
     checked, problems = 0, []
     for name in pages:
-        visit = page_weight.Visit()
-        with page_weight.open_page(browser, base_url, site, site / name, visit, color_scheme=scheme) as page:
+        with first_visit(browser, server.url(name), color_scheme=scheme) as (page, visit):
             theme = page.evaluate("() => document.documentElement.dataset.theme")
             assert theme == scheme, f"{name}: the reader's {scheme} preference gave theme {theme!r}"
             background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
@@ -222,10 +207,7 @@ def test_figures_are_legible_in_light_and_dark_mode(site, base_url, browser, cra
                     problems.append(
                         f"{name} figure {index + 1}: background {card:.2f}, darkest ink {ink:.2f}"
                     )
-        first = crawl[name].visit
-        new_errors = set(visit.page_errors + visit.console_errors) - set(
-            first.page_errors + first.console_errors
-        )
+        new_errors = set(visit.errors) - set(crawl[name].visit.errors)
         problems += [f"{name}: browser error in {scheme} mode only: {error}" for error in sorted(new_errors)]
     assert checked, "no figures found to check"
     assert not problems, (

@@ -1,4 +1,4 @@
-"""The two chapter scripts run from the command line and validate their flags."""
+"""The chapter scripts run from the command line and validate their flags."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from dataclasses import fields, replace
 
 import pytest
 
-from conftest import ROOT
 from selfattn import ATTENTION, TrainConfig, make_model
 from selfattn.runs import LADDER
 from selfattn.training import UNUSED
+from tools import ROOT
 
 
 def script(name: str, *flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -22,7 +22,7 @@ def script(name: str, *flags: str, env: dict[str, str] | None = None) -> subproc
     )
 
 
-def test_bigram_script_trains_and_samples():
+def test_bigram_script_trains_and_prints_its_log_and_size():
     result = script("01_bigram.py", "--max-iters", "300", "--eval-iters", "20", "--sample-tokens", "50")
     assert result.returncode == 0, result.stderr
     assert "step   300: train loss" in result.stdout

@@ -25,7 +25,7 @@ def test_short_run_lowers_the_loss(corpus):
         assert len(history.batch_loss) == 200
 
 
-def test_same_config_same_numbers(corpus):
+def test_the_same_config_gives_the_same_losses(corpus):
     _, a = run(corpus)
     _, b = run(corpus)
     assert a.batch_loss == b.batch_loss and a.val_loss == b.val_loss

@@ -15,7 +15,7 @@ def test_split_is_ninety_ten(corpus):
     assert train.tolist() == list(range(9)) and val.tolist() == [9]
 
 
-def test_batch_shapes_and_shifted_targets(corpus):
+def test_inputs_and_targets_are_b_by_t_long_ids(corpus):
     x, y = get_batch(corpus.train, 4, 8, torch.Generator().manual_seed(0))
     assert x.shape == y.shape == (4, 8)
     assert x.dtype == torch.long
@@ -30,7 +30,7 @@ def test_rows_are_windows_of_the_data_and_targets_are_next_ids():
     assert int(y.max()) <= int(data[-1])
 
 
-def test_same_generator_seed_same_batch(corpus):
+def test_the_same_generator_seed_draws_the_same_batch(corpus):
     a = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(7))
     b = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(7))
     c = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(8))

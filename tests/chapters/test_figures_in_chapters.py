@@ -2,7 +2,7 @@
 
 Each chapter page holds its figures in reading order, with one copy of the figure script, the
 figure's data from the chapter's own model and text, and the cell that made it shown as code a
-live reader can re-run. (That every figure is an image in the PDF is checked by test_pdf.py.)
+live reader can re-run. (That every figure is an image in the PDF is checked by tests/pdf/test_pdf.py.)
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from conftest import code_blocks, page_text
+from tests.helpers import code_blocks, page_text
 
 # Per page: the figure kinds in reading order, and the call that makes each, as the page shows it.
 PAGES = {

@@ -16,7 +16,8 @@ import torch
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parents[1]
+from tools import ROOT
+
 BINDER = ROOT / "binder"
 # Installed in every Binder image by repo2docker itself, next to JupyterLab.
 BINDER_BASE = {"IPython", "ipykernel", "ipywidgets"}
@@ -28,7 +29,7 @@ def binder_requirements() -> dict[str, Requirement]:
     return {canonicalize_name(r.name): r for r in map(Requirement, (s for s in specs if s and s[0] != "-"))}
 
 
-def test_torch_is_the_cpu_build_the_book_is_tested_with():
+def test_binder_pins_the_tested_cpu_torch_python_and_the_package():
     text = (BINDER / "requirements.txt").read_text()
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in text
     pinned = binder_requirements()["torch"]

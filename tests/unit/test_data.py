@@ -103,7 +103,7 @@ def test_mirror_missing_file_is_a_clear_error(cache, network, tmp_path, monkeypa
         fetch(REMOTE)
 
 
-def test_real_mirror_files_match_their_checksums(corpus):
+def test_tiny_shakespeare_arrives_whole_and_verified(corpus):
     # tiny Shakespeare through the configured mirror or network: size and checksum
     path = fetch(data.TINY_SHAKESPEARE)
     assert path.stat().st_size == 1_115_394

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import figure_alts, reader_text, shows_source
 from selfattn import fit
 from selfattn.gpt import Block, CausalSelfAttention, FeedForward, GPTLanguageModel, MultiHeadAttention
 from selfattn.runs import LADDER
+from tests.helpers import chapter, figure_alts, shows_source
 
 # The validation loss of each rung (torch 2.13 CPU, seed 1337), with the lecture's figure beside it
 # where it reports one. The bands hold the book's own numbers, not the lecture's.
@@ -38,9 +38,7 @@ def test_each_rung_reaches_its_chapters_loss(ladder, name):
 
 @pytest.mark.slow
 def test_many_heads_page(built_book, ladder):
-    path = built_book / "book" / "many-heads.html"
-    text = reader_text(path)
-    assert "Traceback" not in text
+    path, text = chapter(built_book, "many-heads")
     assert f"Four heads reach a validation loss of {ladder['multihead'].final_val:.3f}" in text
     assert "largest difference between the two outputs below 1e-6: True" in text
     for obj in (MultiHeadAttention, CausalSelfAttention):
@@ -50,9 +48,7 @@ def test_many_heads_page(built_book, ladder):
 
 @pytest.mark.slow
 def test_feed_forward_page(built_book, ladder):
-    path = built_book / "book" / "feed-forward.html"
-    text = reader_text(path)
-    assert "Traceback" not in text
+    path, text = chapter(built_book, "feed-forward")
     assert f"to {ladder['ffwd'].final_val:.3f}, by" in text
     assert "8,352 parameters" in text or "8,352" in text
     assert shows_source(path, FeedForward) and shows_source(path, Block.forward)
@@ -60,9 +56,7 @@ def test_feed_forward_page(built_book, ladder):
 
 @pytest.mark.slow
 def test_going_deep_page(built_book, ladder):
-    path = built_book / "book" / "going-deep.html"
-    text = reader_text(path)
-    assert "Traceback" not in text
+    path, text = chapter(built_book, "going-deep")
     for name in ("deep-plain", "residual", "layernorm"):
         assert f"{ladder[name].final_val:.3f}" in text, name
     assert "same as nn.LayerNorm: True" in text and "the block returns its input: True" in text
@@ -71,8 +65,7 @@ def test_going_deep_page(built_book, ladder):
 
 @pytest.mark.slow
 def test_dropout_page(built_book):
-    text = reader_text(built_book / "book" / "dropout.html")
-    assert "Traceback" not in text
+    _, text = chapter(built_book, "dropout")
     assert "train mode, two calls give the same logits: False" in text
     assert "eval mode, two calls give the same logits: True" in text
     assert "eval(): same as Head: True" in text and "train(): same as Head: False" in text
@@ -80,9 +73,7 @@ def test_dropout_page(built_book):
 
 @pytest.mark.slow
 def test_small_gpt_page(built_book, ladder):
-    path = built_book / "book" / "small-gpt.html"
-    text = reader_text(path)
-    assert "Traceback" not in text
+    path, text = chapter(built_book, "small-gpt")
     assert f"reaches a validation loss of {ladder['small-gpt'].final_val:.3f}" in text
     assert "GPT-2 small: 124,439,808" in text
     assert "the lecture's GPU-scale GPT: 10,788,929" in text

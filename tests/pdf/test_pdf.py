@@ -19,7 +19,8 @@ import pytest
 import yaml
 from myst_nb.core.variables import format_plain_text
 
-from conftest import HTML, PDF, ROOT, page_text
+from tests.helpers import HTML, PDF, page_text
+from tools import ROOT
 
 BUILD = PDF.parent.parent  # _build
 LOG = PDF.with_suffix(".log")
@@ -145,6 +146,7 @@ def test_the_makefile_and_config_name_the_same_pdf():
     assert f"PDF      := {PDF.relative_to(ROOT)}" in (ROOT / "Makefile").read_text()
 
 
+@pytest.mark.slow
 def test_pdf_is_a4_with_a_sane_number_of_pages_and_no_blank_page(pdf):
     info = pdf_info(pdf)
     width, height = (float(x) for x in re.findall(r"[\d.]+", info["Page size"])[:2])
@@ -158,6 +160,7 @@ def test_pdf_is_a4_with_a_sane_number_of_pages_and_no_blank_page(pdf):
     assert not blank, f"pages without text (blank pages): {blank}"
 
 
+@pytest.mark.slow
 def test_title_page_and_contents_come_first(pdf):
     title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
     assert norm(title) in norm(pages(pdf)[0])
@@ -166,6 +169,7 @@ def test_title_page_and_contents_come_first(pdf):
         assert norm(chapter.title) in contents(pdf), f"{chapter.title!r} not in the contents"
 
 
+@pytest.mark.slow
 def test_pages_are_numbered_from_the_introduction_on(pdf):
     first = outline(pdf)[0][0]  # the first bookmark: the introduction, page 1
     unnumbered = [
@@ -176,6 +180,7 @@ def test_pages_are_numbered_from_the_introduction_on(pdf):
     assert not unnumbered, f"pages whose footer lacks their page number: {unnumbered}"
 
 
+@pytest.mark.slow
 def test_every_chapter_has_a_numbered_heading_and_a_bookmark_like_the_site(pdf, built_book):
     marks = outline(pdf)
     for chapter in chapters():
@@ -194,6 +199,7 @@ def test_every_chapter_has_a_numbered_heading_and_a_bookmark_like_the_site(pdf, 
     assert norm(root_title) in norm(pages(pdf)[0])
 
 
+@pytest.mark.slow
 def test_glued_numbers_are_printed_as_on_the_site(pdf, built_book):
     text = norm(" ".join(pages(pdf)))
     glued = glued_texts()
@@ -207,6 +213,7 @@ def test_glued_numbers_are_printed_as_on_the_site(pdf, built_book):
     assert f"settles at {val}" in text
 
 
+@pytest.mark.slow
 def test_no_unresolved_reference_raw_latex_or_missing_character(pdf):
     text = prose(pdf)  # code may print "??" or "\\sqrt" on purpose; prose never does
     assert "??" not in text, "an unresolved reference prints as ??"
@@ -223,6 +230,7 @@ def test_no_unresolved_reference_raw_latex_or_missing_character(pdf):
     assert not problems, "\n".join(problems[:20])
 
 
+@pytest.mark.slow
 def test_nothing_runs_into_the_margin(pdf):
     """Code wraps and tables fit: no line sticks out of its column by more than a few points."""
     log = LOG.read_text(encoding="utf-8", errors="replace")
@@ -231,6 +239,7 @@ def test_nothing_runs_into_the_margin(pdf):
     assert not wide, "lines wider than their column (tex source lines in the log):\n" + "\n".join(wide)
 
 
+@pytest.mark.slow
 def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
     site_images, site_figures, numbers = 0, 0, []
     for chapter in chapters():
@@ -248,12 +257,14 @@ def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
     assert not missing, f"figures numbered on the site but not in the PDF: {missing}"
 
 
-def test_math_is_typeset(pdf, built_book):
+@pytest.mark.slow
+def test_the_pdf_has_a_math_font_when_the_site_shows_math(pdf, built_book):
     has_math = any('class="math' in html_page(chapter.docname) for chapter in chapters())
     fonts = run("pdffonts", pdf)
     assert not has_math or "LatinModernMath" in fonts, "the site shows math but the PDF has no math font"
 
 
+@pytest.mark.slow
 def test_the_site_links_to_this_pdf(pdf, built_book):
     root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
     link = "../" * root.count("/") + PDF.name
@@ -261,6 +272,7 @@ def test_the_site_links_to_this_pdf(pdf, built_book):
     assert (HTML / PDF.name).read_bytes() == pdf.read_bytes(), "the site carries this very PDF"
 
 
+@pytest.mark.slow
 def test_exercise_solutions_follow_their_exercise(pdf):
     """Each exercise is printed, then its solution, before the next exercise starts."""
     source = (ROOT / "book" / "exercises.md").read_text(encoding="utf-8")
@@ -277,6 +289,7 @@ def test_exercise_solutions_follow_their_exercise(pdf):
     assert [(kind, norm(t)) for kind, t in shown] == [(kind, norm(t)) for kind, t in expected]
 
 
+@pytest.mark.slow
 def test_bibliography_is_printed_once_at_the_end(pdf, built_book):
     labels = (
         r'doc-biblioentry">\s*<span class="label"><span class="fn-bracket">\[</span>(?:<a [^>]*>)?([^<]+)'

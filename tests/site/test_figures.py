@@ -1,18 +1,13 @@
-"""The interactive figures (selfattn.figures).
+"""The interactive figures in Debian's headless Chromium, with every request not to loopback aborted.
 
-Without a browser: every output carries an HTML view and a valid PNG, asks for nothing over the
-network, and embeds the model's own numbers.
-
-In Debian's headless Chromium (never a downloaded browser), with every request that is not to
-loopback aborted: a page built by Jupyter Book from the eight figure calls shows eight working
-figures; each control changes what it should (asserted on the DOM); a figure output inserted
-the way live code inserts it (scripts re-run, or not run at all) works too; the text stays
-legible in dark mode; no console errors. The same page built for LaTeX includes eight PNGs.
+A page built by Jupyter Book from the eight figure cells (tools.figure_page) shows eight working
+figures; each control changes what it should (asserted on the DOM); a figure output inserted the
+way live code inserts it (scripts re-run, or not run at all) works too; the text stays legible in
+dark mode; no console errors. The same page built for LaTeX includes eight PNGs.
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 import os
@@ -24,69 +19,20 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 from playwright.sync_api import expect
 
-from selfattn import ConfigError, TrainConfig, get_batch, make_model, train
-from selfattn.anatomy import trace
-from selfattn.figures import (
-    batch_grid,
-    before_after,
-    context_window,
-    heatmap_steps,
-    mixing_values,
-    score_table,
-    shape_walk,
-    training_curve,
-)
+from _ext.live_code import SERVER_INFO_ENV
+from selfattn.figures import FIGURES, context_window
 from selfattn.figures.mechanism import head_stages
-from selfattn.figures.output import script
-from selfattn.figures.sphinxext import one_copy
+from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN
+from tools import ROOT, live
+from tools.browser import offline_context
+from tools.figure_page import page_source
+from tools.page_weight import figure_weight
+from tools.serve import SERVER_INFO, SiteServer, serve
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "benchmarks"), str(ROOT / "tools"), str(ROOT / "_ext")]
-import live  # noqa: E402
-from browser import offline_context  # noqa: E402
-from page_weight_figures import measure  # noqa: E402
+pytestmark = pytest.mark.slow
 
-# The page under test: the same calls a chapter makes, on a quickly trained model.
-CONFIG = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=50, eval_iters=10)
-TEXT = "First Ci"
-SETUP = f"""\
-import torch
-from selfattn import TrainConfig, fit, get_batch, load_corpus, make_model
-from selfattn.figures import (batch_grid, before_after, context_window, heatmap_steps, mixing_values,
-                              score_table, shape_walk, training_curve)
-from selfattn.toy import run_toy
-
-corpus = load_corpus()
-config = {CONFIG!r}
-model, history = fit("attention", config)
-initial = make_model("attention", corpus.tokenizer.vocab_size, config)
-xb, yb = get_batch(corpus.train, 4, 8, torch.Generator().manual_seed(1337))
-toy = run_toy()
-snapshots = [(step, toy.losses[step], weights) for step, weights in sorted(toy.snapshots.items())]
-"""
-CELLS = {
-    "context-window": "context_window(corpus.text[:9])",
-    "batch": "batch_grid(corpus, model)",
-    "shape-walk": "shape_walk(model, xb, corpus.tokenizer)",
-    "score-table": f"score_table(model, corpus.tokenizer, {TEXT!r})",
-    "mix-values": f"mixing_values(model, corpus.tokenizer, {TEXT!r})",
-    "training": "training_curve(history, (history.val_loss[0] + history.final_val) / 2)",
-    "before-after": "before_after(initial, model)",
-    "heatmap-steps": "heatmap_steps(snapshots, toy.tokens)",
-}
-HEADER = """\
----
-jupytext:
-  text_representation: {extension: .md, format_name: myst}
-kernelspec: {display_name: Python 3, language: python, name: python3}
----
-
-# Figures
-
-"""
 # The book's own live code (thebe through _ext/live_code.py), here pointed at a local server.
 PAGE_CONFIG = f"""\
 title: Figures
@@ -99,165 +45,25 @@ sphinx:
   config:
     html_context: {{default_mode: auto}}
 """
-
-
-def page_source() -> str:
-    cells = [SETUP, *CELLS.values()]
-    return HEADER + "\n".join(f"```{{code-cell}} ipython3\n{cell.strip()}\n```\n" for cell in cells)
-
-
-# ---------------------------------------------------------------- without a browser
-
-
-@pytest.fixture(scope="module")
-def models(corpus):
-    """The page's models, trained here too: same config and seed, so the same numbers."""
-    model = make_model("attention", corpus.tokenizer.vocab_size, CONFIG)
-    history = train(model, corpus.train, corpus.val, CONFIG)
-    initial = make_model("attention", corpus.tokenizer.vocab_size, CONFIG)
-    return initial, model, history
-
-
-def toy_snapshots():
-    generator = torch.Generator().manual_seed(0)
-    return [
-        (s, 1 / (s + 1), torch.softmax(torch.randn(6, 6, generator=generator) * s / 50, -1)) for s in (0, 50)
-    ]
-
-
-@pytest.fixture(scope="module")
-def figures(corpus, models):
-    initial, model, history = models
-    xb, _ = get_batch(corpus.train, 4, 8, torch.Generator().manual_seed(1337))
-    return {
-        "context-window": context_window(corpus.text[:9]),
-        "batch": batch_grid(corpus, model),
-        "shape-walk": shape_walk(model, xb, corpus.tokenizer),
-        "score-table": score_table(model, corpus.tokenizer, TEXT),
-        "mix-values": mixing_values(model, corpus.tokenizer, TEXT),
-        "training": training_curve(history, (history.val_loss[0] + history.final_val) / 2),
-        "before-after": before_after(initial, model),
-        "heatmap-steps": heatmap_steps(
-            toy_snapshots(), ["Your", " journey", " starts", " with", " one", " step"]
-        ),
-    }
-
-
-def test_every_output_has_html_and_a_valid_png(figures):
-    for kind, figure in figures.items():
-        bundle = figure._repr_mimebundle_()
-        assert figure.kind == kind
-        assert f'data-kind="{kind}"' in bundle["text/html"]
-        png = base64.b64decode(bundle["image/png"])
-        assert png[:8] == b"\x89PNG\r\n\x1a\n", kind
-        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-        assert width >= 600 and height >= 300, (kind, width, height)
-        assert figure.description in bundle["text/plain"]
-        assert len(figure.description) > 80, "a real text alternative, not a label"
-
-
-def test_html_asks_for_nothing_over_the_network(figures):
-    for figure in figures.values():
-        page = figure.to_html()
-        assert not re.search(r"\b(src|href)\s*=", page)
-        assert "https://" not in page and "@import" not in page
-        assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
-
-
-def test_figures_share_one_guarded_script(figures):
-    code = script()
-    assert "</script" not in code.lower() and "__CSS__" not in code and "__VERSION__" not in code
-    for figure in figures.values():
-        page = figure.to_html()
-        assert page.count(code) == 1
-        assert page.index('class="sa-data"') < page.index(code), "data before the script that reads it"
-    ids = {re.search(r'id="(sa-\w+)"', figures["batch"].to_html()).group(1) for _ in range(3)}
-    assert len(ids) == 3, "every output gets its own element ids"
-
-
-def test_sphinx_extension_keeps_one_copy_of_the_script(figures):
-    outputs = [figures["context-window"].to_html(), "<p>prose</p>", figures["batch"].to_html()]
-    body = one_copy("".join(outputs))
-    assert body.count("<script data-selfattn-figures>") == 1 and body.endswith("</script>")
-    assert body.count('class="sa-data"') == 2 and "<p>prose</p>" in body
-    assert one_copy("<p>no figures</p>") == "<p>no figures</p>"
-
-
-def test_embedded_numbers_are_the_models(corpus, figures, models):
-    _, model, history = models
-    s = head_stages(model, corpus.tokenizer, TEXT)
-    data = figures["score-table"].data
-    for name in ("raw", "scaled", "wei"):
-        assert np.allclose(data["stages"][name], getattr(s, name)[0], atol=1e-3)
-    masked = np.array([[math.inf if v is None else v for v in row] for row in data["stages"]["masked"]])
-    assert (np.isinf(masked) == np.triu(np.ones((8, 8)), 1).astype(bool)).all()
-
-    mix = figures["mix-values"].data
-    out = np.array(mix["wei"]) @ np.array(mix["v"])
-    x = trace(model, torch.tensor([corpus.tokenizer.encode(TEXT)]))["x"]
-    assert np.allclose(out, model.sa_head(x)[0].detach(), atol=2e-3), (
-        "wei @ v of the data is the head's output"
-    )
-
-    batch = figures["batch"].data
-    assert np.allclose(batch["emb"], model.token_embedding_table.weight.detach(), atol=5e-3)
-    excerpt = corpus.train[:2000]
-    xb, _ = get_batch(excerpt, 4, 8, torch.Generator().manual_seed(1337))
-    first = [corpus.tokenizer.encode(batch["text"][s : s + 8]) for s in batch["starts"]]
-    assert first == xb.tolist(), "the first batch is get_batch's"
-
-    walk = figures["shape-walk"].data["stops"]
-    assert [stop["shape"] for stop in walk] == [[4, 8], [4, 8, 32], [4, 8, 32], [4, 8, 32], [4, 8, 65]]
-
-    curve = figures["training"].data
-    assert curve["val"] == [round(v, 4) for v in history.val_loss] and curve["steps"] == history.steps
-    level = curve["bigram"]
-    before = [v for s, v in zip(history.steps, history.val_loss, strict=True) if s < curve["cross"]]
-    assert min(before) >= level > history.final_val, "the curve crosses the line at the step reported"
-    assert training_curve(history, 1.0).data["cross"] is None
-    assert "never drops below" in training_curve(history, 1.0).description
-    assert len(curve["batch"]) == 100 and curve["batch"][-1][0] == CONFIG.max_iters
-    assert CONFIG.max_iters % curve["stride"] == 0, "the slider can reach the last step"
-
-    mats = {m["name"]: m for m in figures["before-after"].data["mats"]}
-    query = mats["sa_head.query.weight"]
-    assert query["std"][1] == pytest.approx(model.sa_head.query.weight.std().item(), abs=1e-4)
-    assert len(base64.b64decode(query["before"])) == 32 * 32
-    assert sum(m["rows"] * m["cols"] for m in mats.values()) == 7488
-
-
-def test_bad_inputs_are_refused_with_a_reason(corpus, models):
-    initial, model, _ = models
-    with pytest.raises(ConfigError, match="at least block_size"):
-        context_window("First")
-    with pytest.raises(ConfigError, match="block_size=8"):
-        score_table(model, corpus.tokenizer, "First Citizen")
-    with pytest.raises(ConfigError, match="expected \\(2, 2\\)"):
-        heatmap_steps([(0, 1.0, torch.ones(3, 3) / 3)], ["a", "b"])
-    bigram = make_model("bigram", corpus.tokenizer.vocab_size, CONFIG)
-    with pytest.raises(ConfigError, match="same architecture"):
-        before_after(bigram, model)
-
-
-# ---------------------------------------------------------------- in a browser
+KINDS = [kind for kind, _ in FIGURES]
 
 
 @dataclass
-class Site:
+class FigurePage:
     url: str
     html: Path  # the built page
     latex: Path  # the LaTeX build's folder
-    server: live.SiteServer  # can point the page's live code at a Jupyter server
+    server: SiteServer  # can point the page's live code at a Jupyter server
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Site:
+def figure_page(tmp_path_factory) -> FigurePage:
     """The eight figure cells as one page built by Jupyter Book (HTML and LaTeX), served on loopback.
 
     The page has the book's live code, set to ask the site for a local Jupyter server.
     """
     folder = tmp_path_factory.mktemp("figures-page")
-    (folder / "figures.md").write_text(page_source())
+    (folder / "figures.md").write_text(page_source(FIGURE_RUN, FIGURE_BIGRAM))
     (folder / "_config.yml").write_text(PAGE_CONFIG)
     jb = str(Path(sys.executable).with_name("jupyter-book"))
     common = [
@@ -267,36 +73,28 @@ def site(tmp_path_factory) -> Site:
         "--config",
         str(folder / "_config.yml"),
     ]
-    env = {**os.environ, live.SERVER_INFO_ENV: live.SERVER_INFO}
+    env = {**os.environ, SERVER_INFO_ENV: SERVER_INFO}
     for builder in ("html", "latex"):
         result = subprocess.run(
             [jb, "build", *common, "--builder", builder], capture_output=True, text=True, env=env
         )
         assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     built = folder / "_build" / "_page" / "figures"
-    with live.serve_site(built / "html") as server:
-        yield Site(f"{server.origin}/figures.html", built / "html" / "figures.html", built / "latex", server)
+    with serve(built / "html") as server:
+        yield FigurePage(server.url("figures.html"), built / "html" / "figures.html", built / "latex", server)
 
 
 @pytest.fixture
-def page(browser, site):
+def page(browser, figure_page):
     """A fresh visit; afterwards, no console error, no page error and no outside request."""
-    context, blocked = offline_context(browser)
+    context, visit = offline_context(browser)
     tab = context.new_page()
-    errors = collect_errors(tab)
-    tab.goto(site.url)
-    tab.wait_for_function("document.querySelectorAll('.sa-fig[data-sa-ready]').length === 8")
+    tab.goto(figure_page.url)
+    tab.wait_for_function(f"document.querySelectorAll('.sa-fig[data-sa-ready]').length === {len(KINDS)}")
     yield tab
     context.close()
-    assert errors == [], errors
-    assert blocked == [], blocked
-
-
-def collect_errors(tab) -> list[str]:
-    errors: list[str] = []
-    tab.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    tab.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
+    assert visit.errors == [], visit.errors
+    assert visit.blocked == [], visit.blocked
 
 
 def fig(page, kind: str):
@@ -319,9 +117,8 @@ def classes(locator) -> list[list[str]]:
     return locator.evaluate_all("(nodes) => nodes.map((n) => [...n.classList])")
 
 
-@pytest.mark.slow
-def test_page_has_eight_working_figures(page):
-    for kind in CELLS:
+def test_page_mounts_eight_described_figures_with_one_script(page):
+    for kind in KINDS:
         figure = fig(page, kind)
         assert figure.count() == 1, kind
         assert figure.locator(".sa-fallback").count() == 0, f"{kind} mounted"
@@ -334,7 +131,6 @@ def test_page_has_eight_working_figures(page):
     assert page.locator("style#selfattn-figures-css").count() == 1
 
 
-@pytest.mark.slow
 def test_context_window_lights_positions_up_to_the_one_clicked(page):
     figure = fig(page, "context-window")
     buttons = figure.locator("button.sa-pos")
@@ -354,7 +150,6 @@ def test_context_window_lights_positions_up_to_the_one_clicked(page):
     assert "just past the window" in status(figure)
 
 
-@pytest.mark.slow
 def test_batch_draws_windows_of_the_text_and_shows_embeddings(page):
     figure, d = fig(page, "batch"), data_of(page, "batch")
     cells = figure.locator("button.sa-cell")
@@ -389,7 +184,6 @@ def test_batch_draws_windows_of_the_text_and_shows_embeddings(page):
     assert f"= {picked} is looked up as row {picked}" in figure.inner_text()
 
 
-@pytest.mark.slow
 def test_shape_walk_runs_to_logits_changing_only_the_last_axis(page):
     figure = fig(page, "shape-walk")
     shape = figure.locator(".sa-shape")
@@ -412,7 +206,6 @@ def test_shape_walk_runs_to_logits_changing_only_the_last_axis(page):
     assert figure.locator(".sa-changed").count() == 0, "adding positions changes no axis"
 
 
-@pytest.mark.slow
 def test_score_table_builds_wei_in_four_steps(page):
     figure, d = fig(page, "score-table"), data_of(page, "score-table")
     rows = figure.locator("table.sa-table tr")
@@ -444,8 +237,7 @@ def test_score_table_builds_wei_in_four_steps(page):
     assert figure.locator("button[aria-pressed=true]").inner_text() == "4. softmax"
 
 
-@pytest.mark.slow
-def test_mixing_sums_weighted_value_rows_into_the_out_row(page, corpus, models):
+def test_mixing_sums_weighted_value_rows_into_the_out_row(page, figure_cells):
     figure = fig(page, "mix-values")
     figure.get_by_role("button", name="row 5: space").click()
     terms = figure.locator(".sa-terms .sa-w")
@@ -454,13 +246,13 @@ def test_mixing_sums_weighted_value_rows_into_the_out_row(page, corpus, models):
     assert sum(weights) == pytest.approx(1, abs=0.005)
     out = figure.locator(".sa-out span")
     shown = [float(out.nth(k).get_attribute("data-v")) for k in range(out.count())]
-    s = head_stages(models[1], corpus.tokenizer, TEXT)
+    names, _ = figure_cells
+    s = head_stages(names["model"], names["corpus"].tokenizer, names["text"])
     assert np.allclose(shown, s.out[0, 5], atol=2e-3), "the row the browser adds up is the head's output"
     assert "Row 5" in status(figure) and "6 value rows" in status(figure)
     assert figure.locator("tr.sa-picked").count() == 1
 
 
-@pytest.mark.slow
 def test_training_plays_the_curve_past_the_bigram_line(page):
     figure, d = fig(page, "training"), data_of(page, "training")
     slider = figure.locator("input[type=range]")
@@ -487,7 +279,6 @@ def test_training_plays_the_curve_past_the_bigram_line(page):
     assert status(figure).startswith(f"Step {last} of {last}")
 
 
-@pytest.mark.slow
 def test_before_after_toggles_the_weight_matrices(page):
     figure, d = fig(page, "before-after"), data_of(page, "before-after")
     canvases = figure.locator("canvas")
@@ -509,7 +300,6 @@ def test_before_after_toggles_the_weight_matrices(page):
     assert pixels() == before
 
 
-@pytest.mark.slow
 def test_heatmap_slider_steps_through_the_snapshots(page):
     figure, d = fig(page, "heatmap-steps"), data_of(page, "heatmap-steps")
     slider = figure.locator("input[type=range]")
@@ -553,7 +343,6 @@ CONTRASTS = """() => {
 }"""
 
 
-@pytest.mark.slow
 def test_text_is_legible_in_light_and_dark_mode(page):
     fig(page, "score-table").get_by_role("button", name="4. softmax").click()
     for mode in ("light", "dark"):
@@ -583,7 +372,6 @@ INSERT = """([html, runScripts]) => {
 }"""
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("run_scripts", [True, False], ids=["scripts-run", "scripts-inert"])
 def test_a_re_run_output_gives_a_new_working_figure(page, corpus, run_scripts):
     library = page.evaluate_handle("window.selfattnFigures")
@@ -602,35 +390,30 @@ def test_a_re_run_output_gives_a_new_working_figure(page, corpus, run_scripts):
     assert fig(page, "score-table").locator("td.sa-sum").count() == 8, "the other figures still work"
 
 
-@pytest.mark.slow
-def test_latex_build_includes_each_figure_as_a_png(site):
-    tex = next(site.latex.glob("*.tex")).read_text(encoding="utf-8")
+def test_latex_build_includes_each_figure_as_a_png(figure_page):
+    latex = figure_page.latex
+    tex = next(latex.glob("*.tex")).read_text(encoding="utf-8")
     images = re.findall(r"\\sphinxincludegraphics(?:\[[^\]]*\])?\{\{?([^}]+?)\}?\}", tex)
-    pngs = [name for name in images if name.endswith(".png") or (site.latex / f"{name}.png").is_file()]
+    pngs = [name for name in images if name.endswith(".png") or (latex / f"{name}.png").is_file()]
     assert len(pngs) == 8, images
     for name in pngs:
-        path = site.latex / (name if name.endswith(".png") else f"{name}.png")
+        path = latex / (name if name.endswith(".png") else f"{name}.png")
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "sa-fig" not in tex, "no HTML in the LaTeX"
 
 
-@pytest.mark.slow
-def test_page_weight_is_within_budget(site):
-    weight = measure(site.html.read_text(encoding="utf-8"))
+def test_the_figures_add_one_script_and_little_data_to_the_page(figure_page):
+    weight = figure_weight(figure_page.html.read_text(encoding="utf-8"))
     assert weight.figures == 8
     assert weight.code == weight.code_unique < 32_000, "one copy of the script and its stylesheet"
     assert weight.data < 64_000, "the eight figures' data together"
 
 
-@pytest.mark.slow
-def test_outputs_work_side_by_side_each_with_its_own_script(browser, figures):
+def test_outputs_work_side_by_side_each_with_its_own_script(browser, figure_cells):
     """As in Jupyter: every output brings its script; the first defines it, the others only mount."""
-    context = browser.new_context()
-    context.route("**/*", lambda route: route.abort())
+    _, figures = figure_cells
+    context, visit = offline_context(browser)
     tab = context.new_page()
-    errors = []
-    tab.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    tab.on("pageerror", lambda e: errors.append(str(e)))
     tab.set_content("<!doctype html><meta charset='utf-8'>" + "".join(f.to_html() for f in figures.values()))
     assert tab.locator("script[data-selfattn-figures]").count() == 8
     assert tab.locator(".sa-fig[data-sa-ready]").count() == 8
@@ -638,21 +421,20 @@ def test_outputs_work_side_by_side_each_with_its_own_script(browser, figures):
     tab.locator('.sa-fig[data-kind="score-table"]').get_by_role("button", name="3. masked").click()
     assert tab.locator("td.sa-masked").count() == 28
     context.close()
-    assert errors == [], errors
+    assert visit.errors == [], visit.errors
+    assert visit.blocked == [], visit.blocked
 
 
-@pytest.mark.slow
-def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, site, thebe_lib, tmp_path):
+def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, figure_page, thebe_lib, tmp_path):
     """Thebe on a local Jupyter server: running the score-table cell, twice, gives a working figure."""
     with (
         open(tmp_path / "jupyter.log", "w") as log,
-        live.jupyter_server(site.server.origin, log=log) as jupyter,
+        live.jupyter_server(figure_page.server.origin, log=log) as jupyter,
     ):
-        site.server.point_at(jupyter)
-        context, blocked = offline_context(browser, thebe_lib)
+        figure_page.server.point_at(jupyter)
+        context, visit = offline_context(browser, thebe_lib)
         tab = context.new_page()
-        errors = collect_errors(tab)
-        tab.goto(site.url)
+        tab.goto(figure_page.url)
         cell = tab.locator("div.cell", has=tab.locator('.sa-fig[data-kind="score-table"]'))
         tab.locator(".live-code-button").click()
         tab.wait_for_function(
@@ -679,5 +461,5 @@ def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, site
         fig(tab, "context-window").locator("button.sa-pos").nth(2).click()
         assert "Position 2 sees" in status(fig(tab, "context-window")), "the built figures still work"
         context.close()
-    assert errors == [], errors
-    assert blocked == [], blocked
+    assert visit.errors == [], visit.errors
+    assert visit.blocked == [], visit.blocked

@@ -1,0 +1,30 @@
+// The book's two browser scripts, in one dialect: ES2020 run as classic scripts (each wraps itself
+// in a strict-mode function), const/let only, arrow functions for callbacks, double quotes.
+// tests/repo/test_quality.py installs ESLint (package.json) into node_modules/ and runs it.
+import js from "@eslint/js";
+import globals from "globals";
+
+export default [
+  js.configs.recommended,
+  {
+    files: ["code/selfattn/figures/figures.js", "_ext/live_code_static/live-code.js"],
+    languageOptions: {
+      ecmaVersion: 2020,
+      sourceType: "script",
+      globals: globals.browser,
+    },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: {
+      strict: ["error", "function"],
+      "no-var": "error",
+      "prefer-const": "error",
+      "prefer-arrow-callback": "error",
+      "arrow-body-style": ["error", "as-needed"],
+      "prefer-spread": "error",
+      quotes: ["error", "double", { avoidEscape: true }],
+      eqeqeq: "error",
+      "no-unused-vars": ["error", { args: "none" }],
+      "no-use-before-define": ["error", { functions: false, variables: false }],
+    },
+  },
+];

@@ -1,0 +1,64 @@
+"""What the tests share besides fixtures: where things are, and built pages read as a reader reads them."""
+
+from __future__ import annotations
+
+import html
+import inspect
+import re
+from pathlib import Path
+
+import yaml
+
+from selfattn import TrainConfig
+from tools import ROOT
+
+HTML = ROOT / "_build" / "html"
+# The PDF edition's file name comes from _config.yml (latex_documents: targetname).
+PDF_NAME = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
+PDF = ROOT / "_build" / "latex" / Path(PDF_NAME).with_suffix(".pdf").name
+
+# The page of the eight interactive figures (tools.figure_page) as the figure tests build it:
+# a quick run, with the "bigram" line halfway down its validation curve so that the curve crosses it.
+FIGURE_RUN = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=50, eval_iters=10)
+FIGURE_BIGRAM = "(history.val_loss[0] + history.final_val) / 2"
+
+# Positions in the toy sentence "Your journey starts with one step".
+YOUR, JOURNEY, STARTS = 0, 1, 2
+
+
+def page_text(path: Path) -> str:
+    """A built page's visible text with tags removed and whitespace collapsed."""
+    raw = re.sub(r"<(script|style)\b.*?</\1>", " ", path.read_text(encoding="utf-8"), flags=re.S)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
+
+
+def reader_text(path: Path) -> str:
+    """``page_text`` with straight quotes and no space before punctuation (glued values are spans)."""
+    text = page_text(path).translate(str.maketrans({"“": '"', "”": '"', "’": "'"}))
+    return re.sub(r"\s+([.,:;)%])", r"\1", text)
+
+
+def chapter(site: Path, name: str) -> tuple[Path, str]:
+    """A chapter's built page and its ``reader_text``; a page that shows a traceback fails here."""
+    path = site / "book" / f"{name}.html"
+    text = reader_text(path)
+    assert "Traceback" not in text, f"{name}: a cell raised an error when the book was built"
+    return path, text
+
+
+def figure_alts(path: Path) -> list[str]:
+    """The alt text of every figure image the page's code produced."""
+    images = re.findall(r"<img\b[^>]*>", path.read_text(encoding="utf-8"))
+    return [re.search(r'\balt="([^"]*)"', img).group(1) for img in images if "_images/" in img]
+
+
+def code_blocks(path: Path) -> list[str]:
+    """The text of every ``<pre>`` block on a built page, as the reader sees it."""
+    blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", path.read_text(encoding="utf-8"), flags=re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
+
+
+def shows_source(path: Path, obj) -> bool:
+    """Whether a built page shows ``obj``'s source exactly as the package has it."""
+    source = inspect.cleandoc(inspect.getsource(obj))
+    return any(inspect.cleandoc(block) == source for block in code_blocks(path))

@@ -1,0 +1,141 @@
+"""The interactive figures (selfattn.figures) without a browser: every output carries an HTML view
+and a valid PNG, asks for nothing over the network, shares one guarded script, and embeds the
+model's own numbers. The figures are those of the figure page (tools.figure_page), drawn here."""
+
+from __future__ import annotations
+
+import base64
+import math
+import re
+
+import numpy as np
+import pytest
+import torch
+
+from selfattn import ConfigError, get_batch, make_model
+from selfattn.anatomy import trace
+from selfattn.figures import (
+    FIGURES,
+    before_after,
+    context_window,
+    heatmap_steps,
+    score_table,
+    training_curve,
+)
+from selfattn.figures.mechanism import head_stages
+from selfattn.figures.output import script
+from selfattn.figures.sphinxext import one_copy
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def names(figure_cells):
+    return figure_cells[0]
+
+
+@pytest.fixture(scope="module")
+def figures(figure_cells):
+    return figure_cells[1]
+
+
+def test_every_figure_of_the_list_has_html_and_a_valid_png(figures):
+    assert list(figures) == [kind for kind, _ in FIGURES]
+    for kind, figure in figures.items():
+        bundle = figure._repr_mimebundle_()
+        assert figure.kind == kind
+        assert f'data-kind="{kind}"' in bundle["text/html"]
+        png = base64.b64decode(bundle["image/png"])
+        assert png[:8] == PNG, kind
+        width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+        assert width >= 600 and height >= 300, (kind, width, height)
+        assert figure.description in bundle["text/plain"]
+        assert len(figure.description) > 80, "a real text alternative, not a label"
+
+
+def test_html_asks_for_nothing_over_the_network(figures):
+    for figure in figures.values():
+        page = figure.to_html()
+        assert not re.search(r"\b(src|href)\s*=", page)
+        assert "https://" not in page and "@import" not in page
+        assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_figures_share_one_guarded_script(figures):
+    code = script()
+    assert "</script" not in code.lower() and "__CSS__" not in code and "__VERSION__" not in code
+    for figure in figures.values():
+        page = figure.to_html()
+        assert page.count(code) == 1
+        assert page.index('class="sa-data"') < page.index(code), "data before the script that reads it"
+    ids = {re.search(r'id="(sa-\w+)"', figures["batch"].to_html()).group(1) for _ in range(3)}
+    assert len(ids) == 3, "every output gets its own element ids"
+
+
+def test_sphinx_extension_keeps_one_copy_of_the_script(figures):
+    outputs = [figures["context-window"].to_html(), "<p>prose</p>", figures["batch"].to_html()]
+    body = one_copy("".join(outputs))
+    assert body.count("<script data-selfattn-figures>") == 1 and body.endswith("</script>")
+    assert body.count('class="sa-data"') == 2 and "<p>prose</p>" in body
+    assert one_copy("<p>no figures</p>") == "<p>no figures</p>"
+
+
+def test_embedded_numbers_are_the_models(figures, names):
+    corpus, model, history, config = names["corpus"], names["model"], names["history"], names["config"]
+    s = head_stages(model, corpus.tokenizer, names["text"])
+    data = figures["score-table"].data
+    for name in ("raw", "scaled", "wei"):
+        assert np.allclose(data["stages"][name], getattr(s, name)[0], atol=1e-3)
+    masked = np.array([[math.inf if v is None else v for v in row] for row in data["stages"]["masked"]])
+    assert (np.isinf(masked) == np.triu(np.ones((8, 8)), 1).astype(bool)).all()
+
+    mix = figures["mix-values"].data
+    out = np.array(mix["wei"]) @ np.array(mix["v"])
+    x = trace(model, torch.tensor([corpus.tokenizer.encode(names["text"])]))["x"]
+    assert np.allclose(out, model.sa_head(x)[0].detach(), atol=2e-3), (
+        "wei @ v of the data is the head's output"
+    )
+
+    batch = figures["batch"].data
+    assert np.allclose(batch["emb"], model.token_embedding_table.weight.detach(), atol=5e-3)
+    excerpt = corpus.train[:2000]
+    xb, _ = get_batch(excerpt, 4, 8, torch.Generator().manual_seed(1337))
+    first = [corpus.tokenizer.encode(batch["text"][s : s + 8]) for s in batch["starts"]]
+    assert first == xb.tolist(), "the first batch is get_batch's"
+
+    walk = figures["shape-walk"].data["stops"]
+    assert [stop["shape"] for stop in walk] == [[4, 8], [4, 8, 32], [4, 8, 32], [4, 8, 32], [4, 8, 65]]
+
+    curve = figures["training"].data
+    assert curve["val"] == [round(v, 4) for v in history.val_loss] and curve["steps"] == history.steps
+    level = curve["bigram"]
+    before = [v for s, v in zip(history.steps, history.val_loss, strict=True) if s < curve["cross"]]
+    assert min(before) >= level > history.final_val, "the curve crosses the line at the step reported"
+    assert training_curve(history, 1.0).data["cross"] is None
+    assert "never drops below" in training_curve(history, 1.0).description
+    assert len(curve["batch"]) == 100 and curve["batch"][-1][0] == config.max_iters
+    assert config.max_iters % curve["stride"] == 0, "the slider can reach the last step"
+
+    mats = {m["name"]: m for m in figures["before-after"].data["mats"]}
+    query = mats["sa_head.query.weight"]
+    assert query["std"][1] == pytest.approx(model.sa_head.query.weight.std().item(), abs=1e-4)
+    assert len(base64.b64decode(query["before"])) == 32 * 32
+    assert sum(m["rows"] * m["cols"] for m in mats.values()) == 7488
+
+    steps = figures["heatmap-steps"].data
+    toy = names["toy"]
+    assert [snap["step"] for snap in steps["snapshots"]] == sorted(toy.snapshots)
+    assert steps["snapshots"][-1]["w"] == [[round(w, 3) for w in row] for row in toy.snapshots[200].tolist()]
+
+
+def test_bad_inputs_are_refused_with_a_reason(names):
+    corpus, model, config = names["corpus"], names["model"], names["config"]
+    with pytest.raises(ConfigError, match="at least block_size"):
+        context_window("First")
+    with pytest.raises(ConfigError, match="block_size=8"):
+        score_table(model, corpus.tokenizer, "First Citizen")
+    with pytest.raises(ConfigError, match="expected \\(2, 2\\)"):
+        heatmap_steps([(0, 1.0, torch.ones(3, 3) / 3)], ["a", "b"])
+    bigram = make_model("bigram", corpus.tokenizer.vocab_size, config)
+    with pytest.raises(ConfigError, match="same architecture"):
+        before_after(bigram, model)

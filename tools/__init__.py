@@ -1,0 +1,16 @@
+"""Development helpers shared by the tests, the benchmarks and ``make live`` (not part of the book).
+
+- ``tools.browser``: Debian's headless Chromium through Playwright, an offline browser context, and
+  what a visit to a page did (files fetched, requests blocked or failed, errors);
+- ``tools.serve``: a built site on a loopback port;
+- ``tools.page_weight``: what a first visit to each page downloads, against the budget;
+- ``tools.figure_page``: the eight interactive figures as notebook cells, and the same figures drawn here;
+- ``tools.live``: ``make live``, the site with live code on a local Jupyter server.
+
+Run them from the repository's root (``python -m tools.live``, ``python -m benchmarks.page_weight``);
+pytest finds them there too (``pythonpath`` in pyproject.toml).
+"""
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]

@@ -1,0 +1,153 @@
+"""Debian's headless Chromium, driven by Playwright, with no internet.
+
+Pages are opened in a fresh browser context whose only network is loopback: every other request
+is recorded and aborted, except, when a local copy is handed over, thebe's files on unpkg.com
+(``thebe_lib()`` fetches them from the npm package). The context's ``Visit`` records what its
+pages did: the files fetched, the requests blocked or failed, console errors and uncaught
+exceptions.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from _ext.live_code import THEBE_VERSION
+from tools import ROOT
+
+CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
+# thebe's npm package, unpacked under node_modules/.cache (git-ignored; `npm install` leaves it alone).
+THEBE = ROOT / "node_modules" / ".cache" / f"thebe-{THEBE_VERSION}"
+UNPKG = re.compile(rf"https://unpkg\.com/thebe@{re.escape(THEBE_VERSION)}/lib/([\w.\-]+)$")
+
+
+@contextmanager
+def chromium() -> Iterator[object]:
+    """Debian's headless Chromium driven by Playwright (never a downloaded browser)."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).is_file():
+        raise FileNotFoundError(
+            f"no browser at {CHROMIUM} (apt-get install chromium, or set SELFATTN_CHROMIUM)"
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def thebe_lib() -> Path:
+    """thebe's bundle (its ``lib`` folder) from the npm registry, fetched on first use."""
+    if not (THEBE / "lib" / "index.js").is_file():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise FileNotFoundError("fetching thebe needs npm (apt-get install npm)")
+        THEBE.mkdir(parents=True, exist_ok=True)
+        packed = THEBE / f"thebe-{THEBE_VERSION}.tgz"
+        subprocess.run([npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"], cwd=THEBE, check=True)
+        subprocess.run(["tar", "-xzf", packed.name, "--strip-components=1"], cwd=THEBE, check=True)
+        packed.unlink()
+    assert f'"version": "{THEBE_VERSION}"' in (THEBE / "package.json").read_text()
+    return THEBE / "lib"
+
+
+@dataclass
+class Visit:
+    """What the pages of one browser context did."""
+
+    fetched: list[str] = field(default_factory=list)  # every request that finished
+    blocked: list[str] = field(default_factory=list)  # requests for anything outside loopback
+    failed: list[str] = field(default_factory=list)  # loopback requests that failed or got HTTP >= 400
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)  # uncaught exceptions
+
+    @property
+    def errors(self) -> list[str]:
+        """Console errors and uncaught exceptions together."""
+        return self.console_errors + [f"uncaught: {error}" for error in self.page_errors]
+
+
+def is_loopback(url: str) -> bool:
+    return (urlsplit(url).hostname or "") in LOOPBACK
+
+
+def offline_context(browser, thebe: Path | None = None, **options) -> tuple[object, Visit]:
+    """A fresh browser context (``options`` as for ``new_context``) whose only network is loopback.
+
+    With ``thebe`` (a ``thebe_lib()`` folder), thebe's files on unpkg.com are served from it.
+    """
+    context = browser.new_context(**options)
+    visit = Visit()
+
+    def route(request_route) -> None:
+        url = request_route.request.url
+        if is_loopback(url) or url.startswith(("data:", "blob:")):
+            return request_route.continue_()
+        match = UNPKG.match(url)
+        if thebe is not None and match and (thebe / match.group(1)).is_file():
+            kind = "text/css" if url.endswith(".css") else "application/javascript"
+            return request_route.fulfill(path=str(thebe / match.group(1)), content_type=kind)
+        visit.blocked.append(url)
+        return request_route.abort()
+
+    def failed(request) -> None:
+        if is_loopback(request.url):
+            visit.failed.append(f"{request.url} ({request.failure})")
+
+    context.route("**/*", route)
+    context.on(
+        "console", lambda message: message.type == "error" and visit.console_errors.append(message.text)
+    )
+    context.on("weberror", lambda error: visit.page_errors.append(str(error.error)))
+    context.on("requestfinished", lambda request: visit.fetched.append(request.url))
+    context.on("requestfailed", failed)
+    context.on("response", lambda r: r.status >= 400 and visit.failed.append(f"{r.url} (HTTP {r.status})"))
+    return context, visit
+
+
+def settle(page) -> None:
+    """Wait until the page is loaded, its images decoded, its math typeset and its fonts in."""
+    page.wait_for_load_state("load")
+    page.evaluate(
+        """async () => {
+            for (const img of document.images) img.loading = "eager";
+            await Promise.all([...document.images].map((img) => img.decode().catch(() => null)));
+            if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+                await MathJax.startup.promise;
+            }
+            await document.fonts.ready;
+        }"""
+    )
+
+
+@contextmanager
+def first_visit(browser, url: str, **options) -> Iterator[tuple[object, Visit]]:
+    """One page opened as a first-time reader opens it (fresh offline context), settled."""
+    context, visit = offline_context(browser, **options)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        settle(page)
+        yield page, visit
+    finally:
+        context.close()

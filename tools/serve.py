@@ -1,0 +1,76 @@
+"""A built site served on a loopback port, as a static host serves it.
+
+The server also answers ``/_live/server.json`` from memory once pointed at a Jupyter server:
+the pages' live code reads that server's address and token there (``live_code_server_info``,
+see ``_ext/live_code.py``), so ``make live`` never writes the token to a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tools.live import JupyterServer
+
+SERVER_INFO = "_live/server.json"  # site-relative
+
+
+class _SiteHandler(SimpleHTTPRequestHandler):
+    server_info: dict[str, str] | None = None
+
+    def do_GET(self) -> None:
+        if self.path.split("?")[0] != "/" + SERVER_INFO:
+            return super().do_GET()
+        if self.server_info is None:
+            return self.send_error(503, "The Jupyter server is not running yet")
+        body = json.dumps(self.server_info).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@dataclass
+class SiteServer:
+    """A folder on 127.0.0.1, answering ``/_live/server.json`` from memory."""
+
+    httpd: ThreadingHTTPServer
+    handler: type[_SiteHandler]
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def url(self, path: str = "") -> str:
+        """The URL of a site-relative path."""
+        return f"{self.origin}/{path}"
+
+    def point_at(self, jupyter: JupyterServer) -> None:
+        self.handler.server_info = {"baseUrl": jupyter.base_url, "token": jupyter.token}
+
+
+@contextlib.contextmanager
+def serve(folder: Path, port: int = 0) -> Iterator[SiteServer]:
+    """Serve ``folder`` on 127.0.0.1 (``port`` 0: any free port) until the block ends."""
+    handler = type("SiteHandler", (_SiteHandler,), {})  # its own server_info
+    httpd = ThreadingHTTPServer(("127.0.0.1", port), partial(handler, directory=str(folder)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield SiteServer(httpd, handler)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
