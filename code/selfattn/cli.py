@@ -66,7 +66,7 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
         tokenizer = load_corpus().tokenizer  # the data first: no progress bar for a run that cannot start
     except DataError as err:
         sys.exit(f"error: {err}")
-    print(config)
+    print("\n".join(line for line in str(config).splitlines() if line.split()[0] not in UNUSED[args.kind]))
     bar = tqdm(total=config.max_iters, unit="step", dynamic_ncols=True)
 
     def progress(p: Progress) -> None:
@@ -75,7 +75,7 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
         if p.evaluated:
             tqdm.write(f"step {p.step:5d}: train loss {p.train_loss:.4f}, val loss {p.val_loss:.4f}")
 
-    model, history = fit(args.kind, config, progress, args.device)
+    model, history = fit(args.kind, config, progress, args.device, reuse=False)  # always train
     bar.close()
     params = sum(p.numel() for p in model.parameters())
     print(f"{params:,} parameters; final val loss {history.final_val:.4f}")

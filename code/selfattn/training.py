@@ -171,16 +171,16 @@ def fit(
     config: TrainConfig,
     progress: Callable[[Progress], None] | None = None,
     device: str = "cpu",
+    reuse: bool = True,
 ) -> tuple[LanguageModel, History]:
     """Build a ``kind`` model on ``device`` and train it on tiny Shakespeare with ``config``.
 
-    With the run cache on (``selfattn.cache``), a run trained before is loaded
-    instead, with the history (and training time) it had; ``progress`` is then
-    not called.
+    With the run cache on (``selfattn.cache``) and ``reuse``, a run trained
+    before is loaded instead, with the history (and training time) it had.
     """
     corpus = load_corpus()
     model = make_model(kind, corpus.tokenizer.vocab_size, config)
-    folder = cache.cache_folder() if device == "cpu" else None
+    folder = cache.cache_folder() if reuse and device == "cpu" else None
     key = cache.run_key(kind, config)
     saved = cache.load(folder, key) if folder else None
     if saved is not None:
