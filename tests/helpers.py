@@ -17,7 +17,7 @@ HTML = ROOT / "_build" / "html"
 PDF_NAME = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
 PDF = ROOT / "_build" / "latex" / Path(PDF_NAME).with_suffix(".pdf").name
 
-# The page of the eight interactive figures (tools.figure_page) as the figure tests build it:
+# The page of the interactive figures (tools.figure_page) as the figure tests build it:
 # a quick run, with the "bigram" line halfway down its validation curve so that the curve crosses it.
 FIGURE_RUN = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=50, eval_iters=10)
 FIGURE_BIGRAM = "(history.val_loss[0] + history.final_val) / 2"

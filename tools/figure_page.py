@@ -1,4 +1,4 @@
-"""The eight interactive figures on one notebook page, and the same figures drawn in this process.
+"""The interactive figures on one notebook page, and the same figures drawn in this process.
 
 The page's cells are a set-up cell, which trains a model with the given configuration and
 defines every name the calls in ``selfattn.figures.FIGURES`` use, then one cell per figure with
@@ -13,6 +13,8 @@ from selfattn import TrainConfig
 from selfattn.figures import FIGURES, InteractiveFigure
 
 SETUP = """\
+from dataclasses import replace
+
 import torch
 from selfattn import BIGRAM, TrainConfig, fit, get_batch, load_corpus, make_model
 from selfattn.figures import {functions}
@@ -21,6 +23,7 @@ from selfattn.toy import run_toy
 corpus = load_corpus()
 config = {config!r}
 model, history = fit("attention", config)
+gpt_model, gpt_history = fit("multihead", replace(config, n_head=4))
 initial_model = make_model("attention", corpus.tokenizer.vocab_size, config)
 bigram = {bigram}
 xb, yb = get_batch(corpus.train, 4, 8, torch.Generator().manual_seed(1337))

@@ -9,6 +9,8 @@ from selfattn.training import History
 
 # Okabe-Ito colours: distinguishable with colour-blindness, on white and in print.
 COLORS = {"train": "#0072B2", "val": "#D55E00", "bigram": "#555555", "attention": "#009E73"}
+# One colour per model when many share a chart (the ladder of Part IV), in the same palette.
+SERIES = ["#555555", "#009E73", "#56B4E9", "#E69F00", "#999999", "#0072B2", "#CC79A7", "#D55E00"]
 
 
 def use_book_style() -> None:

@@ -43,7 +43,7 @@ def test_many_heads_page(built_book, ladder):
     assert "largest difference between the two outputs below 1e-6: True" in text
     for obj in (MultiHeadAttention, CausalSelfAttention):
         assert shows_source(path, obj), f"the page shows the package's {obj.__qualname__}"
-    assert len(figure_alts(path)) == 3
+    assert len(figure_alts(path)) == 2
 
 
 @pytest.mark.slow

@@ -1,9 +1,9 @@
 """The interactive figures in Debian's headless Chromium, with every request not to loopback aborted.
 
-A page built by Jupyter Book from the eight figure cells (tools.figure_page) shows eight working
-figures; each control changes what it should (asserted on the DOM); a figure output inserted the
+A page built by Jupyter Book from the figure cells (tools.figure_page) shows every figure
+working; each control changes what it should (asserted on the DOM); a figure output inserted the
 way live code inserts it (scripts re-run, or not run at all) works too; the text stays legible in
-dark mode; no console errors. The same page built for LaTeX includes eight PNGs.
+dark mode; no console errors. The same page built for LaTeX includes each one as a PNG.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class FigurePage:
 
 @pytest.fixture(scope="module")
 def figure_page(tmp_path_factory) -> FigurePage:
-    """The eight figure cells as one page built by Jupyter Book (HTML and LaTeX), served on loopback.
+    """The figure cells as one page built by Jupyter Book (HTML and LaTeX), served on loopback.
 
     The page has the book's live code, set to ask the site for a local Jupyter server.
     """
@@ -117,7 +117,7 @@ def classes(locator) -> list[list[str]]:
     return locator.evaluate_all("(nodes) => nodes.map((n) => [...n.classList])")
 
 
-def test_page_mounts_eight_described_figures_with_one_script(page):
+def test_page_mounts_every_described_figure_with_one_script(page):
     for kind in KINDS:
         figure = fig(page, kind)
         assert figure.count() == 1, kind
@@ -343,6 +343,51 @@ CONTRASTS = """() => {
 }"""
 
 
+def test_ladder_replays_every_run_together(page):
+    figure, d = fig(page, "ladder"), data_of(page, "ladder")
+    lines = figure.locator("polyline.sa-curve")
+    assert lines.count() == len(d["series"]) == figure.locator(".sa-legend li").count()
+    last = max(c["steps"][-1] for c in d["series"])
+    finals = [f"{c['name']} {c['val'][-1]:.2f}" for c in d["series"]]
+    assert status(figure).startswith(f"Step {last} of {last}") and all(f in status(figure) for f in finals)
+    slider = figure.locator("input[type=range]")
+    slider.focus()
+    page.keyboard.press("Home")
+    assert status(figure).startswith("Step 0 of")
+    starts = [f"{c['name']} {c['val'][0]:.2f}" for c in d["series"]]
+    assert all(s in status(figure) for s in starts)
+    assert all(len(lines.nth(i).get_attribute("points").split()) == 2 for i in range(lines.count()))
+    figure.locator("button").first.click()
+    page.wait_for_function(
+        f"() => document.querySelector('.sa-fig[data-kind=\"ladder\"] input').value === '{last}'",
+        timeout=15_000,
+    )
+    for i, c in enumerate(d["series"]):
+        assert len(lines.nth(i).get_attribute("points").split()) == len(c["steps"]) + 1
+
+
+def test_head_maps_show_each_heads_weights_and_read_out_a_row(page):
+    figure, d = fig(page, "head-maps"), data_of(page, "head-maps")
+    T, heads = len(d["tokens"]), figure.locator(".sa-row button")
+    assert heads.count() == len(d["heads"]) and heads.nth(0).get_attribute("aria-pressed") == "true"
+    for h in range(len(d["heads"])):
+        heads.nth(h).click()
+        cells = figure.locator("td.sa-c")
+        assert cells.count() == T * T
+        shown = [[cells.nth(r * T + j).inner_text() for j in range(T)] for r in range(T)]
+        assert all(shown[r][j] == "" for r in range(T) for j in range(T) if j > r), (
+            "nothing above the diagonal"
+        )
+        assert shown[T - 1] == [f"{w:.2f}" for w in d["heads"][h][T - 1]]
+        best = max(range(T), key=lambda j: d["heads"][h][T - 1][j])
+        assert status(figure).startswith(f"Head {h}, position {T - 1} (")
+        assert f"{d['heads'][h][T - 1][best]:.2f} on" in status(figure)
+    figure.locator("tr th button").nth(2).click()
+    assert "position 2 (" in status(figure) and "sa-picked" in (
+        figure.locator("tr").nth(3).get_attribute("class")
+    )
+
+
 def test_text_is_legible_in_light_and_dark_mode(page):
     fig(page, "score-table").get_by_role("button", name="4. softmax").click()
     for mode in ("light", "dark"):
@@ -350,7 +395,7 @@ def test_text_is_legible_in_light_and_dark_mode(page):
         background = page.eval_on_selector(".sa-fig", "(n) => getComputedStyle(n).backgroundColor")
         assert (mode == "dark") == (sum(map(int, re.findall(r"\d+", background)[:3])) < 150), background
         ratios = page.evaluate(CONTRASTS)
-        assert len(ratios) > 400, "numbers, labels, buttons and captions of all eight figures"
+        assert len(ratios) > 400, "numbers, labels, buttons and captions of every figure"
         low = [(text, round(ratio, 2)) for text, ratio in ratios if ratio < 4.5]
         assert low == [], (mode, low[:10])
 

@@ -2,21 +2,29 @@
 
 Each function returns an :class:`InteractiveFigure`; make it the last line of a
 code cell (or ``glue`` it) and the notebook shows it. :data:`FIGURES` lists the
-eight in the order the book introduces them, each with a call that draws it.
+ten in the order the book introduces them, each with a call that draws it.
 
 See ``output.py`` for how the script reaches the page, and ``sphinxext.py``
 for keeping one copy of it per built page.
 """
 
-from selfattn.figures.learning import before_after, heatmap_steps, training_curve
-from selfattn.figures.mechanism import batch_grid, context_window, mixing_values, score_table, shape_walk
+from selfattn.figures.learning import before_after, heatmap_steps, ladder, training_curve
+from selfattn.figures.mechanism import (
+    batch_grid,
+    context_window,
+    head_maps,
+    mixing_values,
+    score_table,
+    shape_walk,
+)
 from selfattn.figures.output import InteractiveFigure
 
-# The eight figures: each one's kind (``data-kind`` in its HTML, the view that draws it in
+# The ten figures: each one's kind (``data-kind`` in its HTML, the view that draws it in
 # figures.js) and a call that makes it, written with the names the chapters use: ``corpus``,
 # a trained ``model`` and its ``history``, the ``initial_model`` it started from, a batch ``xb``,
 # a ``text`` of block_size characters, the ``bigram`` run's History (or its final validation
-# loss), and the toy run's ``snapshots`` (step, loss, weights) and ``tokens``.
+# loss), the toy run's ``snapshots`` (step, loss, weights) and ``tokens``, and a GPT-style
+# ``gpt_model`` with its ``gpt_history``.
 FIGURES: tuple[tuple[str, str], ...] = (
     ("context-window", "context_window(corpus.text[:9])"),
     ("batch", "batch_grid(corpus, model)"),
@@ -26,6 +34,8 @@ FIGURES: tuple[tuple[str, str], ...] = (
     ("training", "training_curve(history, bigram)"),
     ("before-after", "before_after(initial_model, model)"),
     ("heatmap-steps", "heatmap_steps(snapshots, tokens)"),
+    ("ladder", "ladder({'one head': history, 'four heads': gpt_history})"),
+    ("head-maps", "head_maps(gpt_model, corpus.tokenizer, text)"),
 )
 
 __all__ = [
@@ -34,7 +44,9 @@ __all__ = [
     "batch_grid",
     "before_after",
     "context_window",
+    "head_maps",
     "heatmap_steps",
+    "ladder",
     "mixing_values",
     "score_table",
     "shape_walk",

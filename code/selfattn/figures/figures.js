@@ -290,32 +290,20 @@
     pick(d.row);
   };
 
-  // 6. Training: the attention model's recorded loss, played back against the bigram's line.
-  views.training = function (body, d) {
-    const NS = "http://www.w3.org/2000/svg", W = 640, H = 300, L = 52, R = 20, TOP = 14, BOT = 40;
-    const last = d.steps[d.steps.length - 1], all = d.val.concat(d.batch.map((p) => p[1]));
-    const lo = Math.floor(Math.min(...all.concat([d.bigram])) * 10 - 1) / 10;
-    const hi = Math.ceil(Math.max(...all) * 10) / 10;
-    function x(s) { return L + (W - L - R) * s / last; }
-    function y(v) { return TOP + (H - TOP - BOT) * (hi - v) / (hi - lo); }
-    function svg(tag, attrs, text) {
-      const node = document.createElementNS(NS, tag);
-      Object.keys(attrs).forEach((k) => { node.setAttribute(k, attrs[k]); });
-      if (text !== undefined) node.textContent = text;
-      return node;
-    }
-    function valAt(s) {
-      for (let i = 1; i < d.steps.length; i++) {
-        if (s <= d.steps[i]) {
-          const f = (s - d.steps[i - 1]) / (d.steps[i] - d.steps[i - 1]);
-          return d.val[i - 1] + f * (d.val[i] - d.val[i - 1]);
-        }
-      }
-      return d.val[d.val.length - 1];
-    }
-    const cross = d.cross;
-    const chart = svg("svg", { class: "sa-chart", viewBox: "0 0 " + W + " " + H, role: "img",
-      "aria-label": d.label + " loss curve against the bigram's " + fmt(d.bigram) });
+  // ---- loss charts (figures 6 and 9): an SVG frame, and a player that replays training
+  const NS = "http://www.w3.org/2000/svg";
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(NS, tag);
+    Object.keys(attrs).forEach((k) => { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+  function lossFrame(values, last, label, height) {
+    const W = 640, H = height, L = 52, R = 20, TOP = 14, BOT = 40;
+    const lo = Math.floor(Math.min(...values) * 10 - 1) / 10, hi = Math.ceil(Math.max(...values) * 10) / 10;
+    const x = (s) => L + (W - L - R) * s / last;
+    const y = (v) => TOP + (H - TOP - BOT) * (hi - v) / (hi - lo);
+    const chart = svg("svg", { class: "sa-chart", viewBox: "0 0 " + W + " " + H, role: "img", "aria-label": label });
     for (let v = Math.ceil(lo * 2) / 2; v <= hi + 1e-9; v += 0.5) {
       chart.append(svg("line", { class: "sa-gridline", x1: L, x2: W - R, y1: y(v), y2: y(v) }),
         svg("text", { x: L - 6, y: y(v) + 4, "text-anchor": "end" }, v.toFixed(1)));
@@ -327,19 +315,28 @@
     chart.append(svg("path", { class: "sa-axis", d: "M" + L + "," + TOP + "V" + (H - BOT) + "H" + (W - R) }),
       svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "training step"),
       svg("text", { x: 12, y: (TOP + H - BOT) / 2, "text-anchor": "middle",
-        transform: "rotate(-90 12 " + (TOP + H - BOT) / 2 + ")" }, "loss"),
-      svg("line", { class: "sa-bigram", x1: L, x2: W - R, y1: y(d.bigram), y2: y(d.bigram) }),
-      svg("text", { x: W - R, y: y(d.bigram) - 6, "text-anchor": "end" }, "bigram " + fmt(d.bigram)));
-    const batch = chart.appendChild(svg("polyline", { class: "sa-batch", points: "" }));
-    const val = chart.appendChild(svg("polyline", { class: "sa-val", points: "" }));
-    const dot = chart.appendChild(svg("circle", { class: "sa-cross", r: 5, visibility: "hidden" }));
-    if (cross !== null) { dot.setAttribute("cx", x(cross)); dot.setAttribute("cy", y(d.bigram)); }
-    chart.append(svg("text", { x: W - R, y: TOP + 12, "text-anchor": "end" },
-      d.label + ": validation (solid), batch loss (thin)"));
-    const slider = el("input", { type: "range", min: 0, max: last, step: d.stride, value: 0,
-      "aria-label": "training step", oninput: () => { pause(); show(Number(slider.value)); } });
-    const status = statusLine();
+        transform: "rotate(-90 12 " + (TOP + H - BOT) / 2 + ")" }, "loss"));
+    return { chart, x, y, right: W - R, top: TOP };
+  }
+  function interpolate(steps, values, s) {  // a recorded curve's value at step s (its last value after it)
+    for (let i = 1; i < steps.length; i++) {
+      if (s <= steps[i]) {
+        const f = (s - steps[i - 1]) / (steps[i] - steps[i - 1]);
+        return values[i - 1] + f * (values[i] - values[i - 1]);
+      }
+    }
+    return values[values.length - 1];
+  }
+  function curveUpTo(frame, steps, values, s) {  // polyline points of a curve drawn up to step s
+    const end = Math.min(s, steps[steps.length - 1]), pts = [];
+    steps.forEach((st, i) => { if (st <= end) pts.push(frame.x(st) + "," + frame.y(values[i])); });
+    pts.push(frame.x(end) + "," + frame.y(interpolate(steps, values, end)));
+    return pts.join(" ");
+  }
+  function player(last, stride, duration, show) {
     let frame = null;
+    const slider = el("input", { type: "range", min: 0, max: last, step: stride, value: 0,
+      "aria-label": "training step", oninput: () => { pause(); show(Number(slider.value)); } });
     const play = button("Play", () => {
       if (frame !== null) return pause();
       const from = Number(slider.value) >= last ? 0 : Number(slider.value);
@@ -347,7 +344,7 @@
       play.textContent = "Pause";
       function tick(now) {
         if (t0 === null) t0 = now;
-        const s = Math.min(last, d.stride * Math.round((from + (now - t0) / d.duration * last) / d.stride));
+        const s = Math.min(last, stride * Math.round((from + (now - t0) / duration * last) / stride));
         show(s);
         frame = s < last ? requestAnimationFrame(tick) : (play.textContent = "Play", null);
       }
@@ -358,23 +355,39 @@
       frame = null;
       play.textContent = "Play";
     }
+    return { slider, row: el("div", { class: "sa-row" }, [play, slider]) };
+  }
+
+  // 6. Training: the attention model's recorded loss, played back against the bigram's line.
+  views.training = function (body, d) {
+    const last = d.steps[d.steps.length - 1], all = d.val.concat(d.batch.map((p) => p[1]), [d.bigram]);
+    const f = lossFrame(all, last, d.label + " loss curve against the bigram's " + fmt(d.bigram), 300);
+    const cross = d.cross;
+    f.chart.append(svg("line", { class: "sa-bigram", x1: f.x(0), x2: f.right, y1: f.y(d.bigram), y2: f.y(d.bigram) }),
+      svg("text", { x: f.right, y: f.y(d.bigram) - 6, "text-anchor": "end" }, "bigram " + fmt(d.bigram)));
+    const batch = f.chart.appendChild(svg("polyline", { class: "sa-batch", points: "" }));
+    const val = f.chart.appendChild(svg("polyline", { class: "sa-val", points: "" }));
+    const dot = f.chart.appendChild(svg("circle", { class: "sa-cross", r: 5, visibility: "hidden" }));
+    if (cross !== null) { dot.setAttribute("cx", f.x(cross)); dot.setAttribute("cy", f.y(d.bigram)); }
+    f.chart.append(svg("text", { x: f.right, y: f.top + 12, "text-anchor": "end" },
+      d.label + ": validation (solid), batch loss (thin)"));
+    const status = statusLine();
+    const controls = player(last, d.stride, d.duration, show);
     function show(s) {
-      slider.value = s;
-      const pts = [];
-      d.steps.forEach((st, i) => { if (st <= s) pts.push(x(st) + "," + y(d.val[i])); });
-      pts.push(x(s) + "," + y(valAt(s)));
-      val.setAttribute("points", pts.join(" "));
+      controls.slider.value = s;
+      const at = interpolate(d.steps, d.val, s);
+      val.setAttribute("points", curveUpTo(f, d.steps, d.val, s));
       batch.setAttribute("points", d.batch.filter((p) => p[0] <= s)
-        .map((p) => x(p[0]) + "," + y(p[1])).join(" "));
+        .map((p) => f.x(p[0]) + "," + f.y(p[1])).join(" "));
       const below = cross !== null && s >= cross;
       dot.setAttribute("visibility", below ? "visible" : "hidden");
-      const text = "Step " + s + " of " + last + ": validation loss " + fmt(valAt(s)) + (below
+      const text = "Step " + s + " of " + last + ": validation loss " + fmt(at) + (below
         ? ", below the bigram's " + fmt(d.bigram) + " since about step " + cross + "."
         : ", above the bigram's " + fmt(d.bigram) + ".");
-      slider.setAttribute("aria-valuetext", text);
+      controls.slider.setAttribute("aria-valuetext", text);
       status.textContent = text;
     }
-    body.append(chart, el("div", { class: "sa-row" }, [play, slider]), status);
+    body.append(f.chart, controls.row, status);
     show(0);
   };
 
@@ -443,6 +456,62 @@
       el("p", { class: "sa-note", text: "Row: the token that looks; column: the token it looks at. " +
         "Drag the slider or use the arrow keys." }));
     show(d.start);
+  };
+
+  // 9. The ladder: every model's validation loss, replayed together.
+  views.ladder = function (body, d) {
+    const last = Math.max(...d.series.map((c) => c.steps[c.steps.length - 1]));
+    const f = lossFrame(d.series.flatMap((c) => c.val), last, "validation loss of " + d.series.length +
+      " models during training", 340);
+    const lines = d.series.map((c) => f.chart.appendChild(svg("polyline", { class: "sa-curve",
+      points: "", stroke: c.color, "stroke-dasharray": c.dashed ? "6 4" : "none" })));
+    const legend = el("ul", { class: "sa-legend" }, d.series.map((c) => el("li", {}, [
+      el("span", { class: "sa-swatch", style: "background:" + c.color }), c.name])));
+    const status = statusLine();
+    const controls = player(last, d.stride, d.duration, show);
+    function show(s) {
+      controls.slider.value = s;
+      const now = d.series.map((c, i) => {
+        lines[i].setAttribute("points", curveUpTo(f, c.steps, c.val, s));
+        return c.name + " " + fmt(interpolate(c.steps, c.val, Math.min(s, c.steps[c.steps.length - 1])));
+      });
+      const text = "Step " + s + " of " + last + ". Validation loss: " + now.join("; ") + ".";
+      controls.slider.setAttribute("aria-valuetext", "step " + s);
+      status.textContent = text;
+    }
+    body.append(f.chart, legend, controls.row, status);
+    show(last);
+  };
+
+  // 10. The heads of one block: each head's attention weights for one text.
+  views["head-maps"] = function (body, d) {
+    const status = statusLine(), table = el("table", { class: "sa-table" });
+    let head = d.head, row = d.row;
+    const heads = d.heads.map((_, h) => button("head " + h, () => { head = h; show(); }));
+    function show() {
+      press(heads, head);
+      const w = d.heads[head], top = el("tr", {}, [el("th", { text: "" })]);
+      d.tokens.forEach((tok) => { top.append(el("th", { scope: "col", text: tok })); });
+      table.replaceChildren(top);
+      w.forEach((weights, r) => {
+        const pick = button(d.tokens[r], () => { row = r; show(); });
+        pick.setAttribute("aria-label", "position " + r + ": " + spoken(d.tokens[r]));
+        const tr = table.appendChild(el("tr", { class: r === row ? "sa-picked" : "" }, [el("th", { scope: "row" },
+          [pick])]));
+        weights.forEach((x, j) => {
+          tr.append(j > r ? el("td", { class: "sa-c", text: "" }) : paint(el("td", { class: "sa-c", text: fmt(x) }),
+            ramp(VIRIDIS, x)));
+        });
+      });
+      const ranked = w[row].map((x, j) => [x, j]).filter((p) => p[1] <= row).sort((a, b) => b[0] - a[0]);
+      status.textContent = "Head " + head + ", position " + row + " (" + spoken(d.tokens[row]) +
+        ") puts " + ranked.slice(0, 3).map((p) => fmt(p[0]) + " on " + spoken(d.tokens[p[1]]) + " (" + p[1] + ")")
+        .join(", ") + ".";
+    }
+    body.append(el("div", { class: "sa-row", role: "group", "aria-label": "head shown" }, heads), table, status,
+      el("p", { class: "sa-note", text: "Pick a head, and a position (a row) to read its largest weights. " +
+        "Row: the position that looks; column: the position it looks at." }));
+    show();
   };
 
   // ---- mounting

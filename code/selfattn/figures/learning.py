@@ -13,7 +13,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from selfattn.errors import ConfigError
 from selfattn.figures.output import InteractiveFigure, rounded, shown
-from selfattn.plotting import COLORS
+from selfattn.plotting import COLORS, SERIES
 from selfattn.training import History
 
 
@@ -218,3 +218,45 @@ def _draw_steps(fig: MplFigure, d: dict) -> None:
         ax.set_yticks(range(n), d["tokens"] if ax is axes[0] else [], fontsize=7)
         ax.grid(False)
     fig.colorbar(image, ax=list(axes), shrink=0.8)
+
+
+def ladder(histories: dict[str, History], dashed: Sequence[str] = ()) -> InteractiveFigure:
+    """Figure 9: several runs' validation losses, replayed together; ``dashed`` names drawn dashed."""
+    if not 1 <= len(histories) <= len(SERIES):
+        raise ConfigError(f"histories has {len(histories)} runs; give 1 to {len(SERIES)}.")
+    series = [
+        {
+            "name": name,
+            "steps": list(h.steps),
+            "val": rounded(h.val_loss, 4),
+            "color": color,
+            "dashed": name in dashed,
+        }
+        for (name, h), color in zip(histories.items(), SERIES, strict=False)
+    ]
+    last = max(h.steps[-1] for h in histories.values())
+    intervals = [b - a for h in histories.values() for a, b in pairwise(h.steps)]
+    data = {"series": series, "stride": math.gcd(*intervals, last) or 1, "duration": 6000}
+    finals = "; ".join(f"{name} {h.final_val:.3f}" for name, h in histories.items())
+    description = (
+        f"Validation loss against training step for {len(histories)} models, drawn together and "
+        f"replayable with a Play button and a slider. Final validation losses: {finals}."
+    )
+    return InteractiveFigure(
+        "ladder", data, "Every model, step by step", description, _draw_ladder, (6.4, 4.0)
+    )
+
+
+def _draw_ladder(fig: MplFigure, d: dict) -> None:
+    ax = fig.subplots()
+    for c in d["series"]:
+        ax.plot(
+            c["steps"],
+            c["val"],
+            color=c["color"],
+            ls="--" if c["dashed"] else "-",
+            label=f"{c['name']}: {c['val'][-1]:.3f}",
+        )
+    ax.set_xlabel("training step")
+    ax.set_ylabel("validation loss")
+    ax.legend(fontsize=7, ncols=2)

@@ -13,7 +13,7 @@ import torch
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Rectangle
 
-from selfattn.anatomy import AttentionStages, model_stages, trace
+from selfattn.anatomy import AttentionStages, block_input, heads_of, model_stages, stages, trace
 from selfattn.errors import ConfigError
 from selfattn.figures.output import InteractiveFigure, rounded, shown
 from selfattn.heatmaps import heatmap
@@ -326,3 +326,37 @@ def _draw_mix(fig: MplFigure, d: dict) -> None:
     right.set_xlabel(f"{v.shape[1]} numbers per row", fontsize=8)
     right.grid(False)
     right.set_title("weighted rows of v, summed", fontsize=9)
+
+
+@torch.no_grad()
+def head_maps(model, tokenizer: CharTokenizer, text: str, layer: int = 0) -> InteractiveFigure:
+    """Figure 10: the attention weights of each head of block ``layer`` of a GPT model for ``text``.
+
+    A button picks the head, a row picks the position whose largest weights are read out.
+    """
+    if not 1 <= len(text) <= model.block_size:
+        raise ConfigError(f"text has {len(text)} characters; give 1 to block_size={model.block_size}.")
+    if not 0 <= layer < len(model.blocks):
+        raise ConfigError(f"layer={layer}: the model has blocks 0 to {len(model.blocks) - 1}.")
+    idx = torch.tensor([tokenizer.encode(text)])  # (1, T)
+    x = block_input(model, idx, layer)  # (1, T, C)
+    weights = [stages(head, x).wei[0] for head in heads_of(model.blocks[layer].sa)]  # n_head x (T, T)
+    tokens = [shown(c) for c in text]
+    T = len(text)
+    data = {"tokens": tokens, "heads": [rounded(w, 3) for w in weights], "head": 0, "row": T - 1}
+    targets = ", ".join(f"head {h}: {text[int(w[-1].argmax())]!r}" for h, w in enumerate(weights))
+    description = (
+        f"The attention weights of the {len(weights)} heads of block {layer} for {text!r}: one {T} by {T} "
+        f"table per head, rows the positions that look, columns the positions looked at, zero above the "
+        f"diagonal. The last position's largest weight falls on {targets}."
+    )
+    return InteractiveFigure(
+        "head-maps", data, "What each head looks at", description, _draw_heads, (10, 3.0)
+    )
+
+
+def _draw_heads(fig: MplFigure, d: dict) -> None:
+    axes = np.atleast_1d(fig.subplots(1, len(d["heads"])))
+    for h, (ax, w) in enumerate(zip(axes, d["heads"], strict=True)):
+        heatmap(ax, torch.tensor(w), d["tokens"], cmap="viridis", vmin=0, vmax=1, fmt=None)
+        ax.set_title(f"head {h}", fontsize=10)
