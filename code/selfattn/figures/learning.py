@@ -242,9 +242,8 @@ def ladder(histories: dict[str, History], dashed: Sequence[str] = ()) -> Interac
         f"Validation loss against training step for {len(histories)} models, drawn together and "
         f"replayable with a Play button and a slider. Final validation losses: {finals}."
     )
-    return InteractiveFigure(
-        "ladder", data, "Every model, step by step", description, _draw_ladder, (6.4, 4.0)
-    )
+    title = "Every model, step by step"
+    return InteractiveFigure("ladder", data, title, description, _draw_ladder, (6.4, 4.0))
 
 
 def _draw_ladder(fig: MplFigure, d: dict) -> None:

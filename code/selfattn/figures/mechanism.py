@@ -350,9 +350,8 @@ def head_maps(model, tokenizer: CharTokenizer, text: str, layer: int = 0) -> Int
         f"table per head, rows the positions that look, columns the positions looked at, zero above the "
         f"diagonal. The last position's largest weight falls on {targets}."
     )
-    return InteractiveFigure(
-        "head-maps", data, "What each head looks at", description, _draw_heads, (10, 3.0)
-    )
+    title = "What each head looks at"
+    return InteractiveFigure("head-maps", data, title, description, _draw_heads, (10, 3.0))
 
 
 def _draw_heads(fig: MplFigure, d: dict) -> None:
