@@ -225,6 +225,35 @@ def test_embedded_numbers_are_the_models(corpus, figures, models):
     assert sum(m["rows"] * m["cols"] for m in mats.values()) == 7488
 
 
+def test_before_after_states_the_models_own_parameter_count(figures, models):
+    """The figure draws the weight matrices only; its texts give the model's real total and say
+    how many numbers the drawing leaves out, all counted by model.parameters()."""
+    initial, model, _ = models
+    figure = figures["before-after"]
+    total = sum(p.numel() for p in model.parameters())
+    tensors = len(list(model.parameters()))
+    matrices = [p for p in model.parameters() if p.dim() == 2]
+    drawn = sum(p.numel() for p in matrices)
+    count = figure.data["count"]
+    assert (count["parameters"], count["tensors"]) == (total, tensors) == (7553, 7)
+    assert (count["drawn"], count["matrices"]) == (drawn, len(matrices)) == (7488, 6)
+    assert count["left_out"] == [["lm_head.bias", model.lm_head.bias.numel()]]
+    assert total - drawn == model.lm_head.bias.numel() == 65
+    before, after = figure.data["before"], figure.data["after"]
+    assert before.startswith(f"Before training: {total:,} random starting numbers in {tensors} tensors.")
+    assert f"Drawn: the {len(matrices)} weight matrices, {drawn:,} numbers" in before
+    assert f"not drawn: lm_head.bias, {total - drawn} numbers" in before
+    assert after.startswith(f"After training: the same {total:,} numbers")
+    for text in (figure.description, figure._repr_mimebundle_()["text/plain"]):
+        assert before in text and after in text
+    assert not re.search(r"\b7,488 (random|numbers in)", before + after), "no total that leaves the bias out"
+    bigram = make_model("bigram", 65, CONFIG)
+    assert before_after(bigram, bigram).data["before"] == (
+        "Before training: 4,225 random starting numbers in 1 tensor. "
+        "Drawn: the weight matrix, 4,225 numbers, all of them."
+    )
+
+
 def test_bad_inputs_are_refused_with_a_reason(corpus, models):
     initial, model, _ = models
     with pytest.raises(ValueError, match="at least block_size"):
@@ -503,9 +532,12 @@ def test_before_after_toggles_the_weight_matrices(page):
     assert all(a != b for a, b in zip(after, before, strict=True)), "every matrix changed"
     query = next(i for i, m in enumerate(d["mats"]) if m["name"] == "sa_head.query.weight")
     assert f"std {d['mats'][query]['std'][1]:.3f}" in figure.locator(".sa-mat").nth(query).inner_text()
-    assert "After training" in status(figure)
+    assert status(figure) == d["after"]
     figure.get_by_role("button", name="Before training").click()
     assert pixels() == before
+    assert status(figure) == d["before"]
+    total = d["count"]["parameters"]
+    assert f"{total:,} random starting numbers in {d['count']['tensors']} tensors" in status(figure)
 
 
 @pytest.mark.slow
