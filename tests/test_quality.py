@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CODE = ["code", "tests", "benchmarks"]
+CODE = ["code", "tests", "benchmarks", "tools", "_ext"]
 # Words codespell mistakes for typos (lower case); add one here rather than misspell on purpose.
 ALLOWED_WORDS: list[str] = []
 
