@@ -81,6 +81,25 @@ def test_glued_values_and_displayed_text_are_compared():
         assert "[glue " in difference
 
 
+def test_glued_values_are_compared_as_the_pages_show_them():
+    """bigram.md shows counted_train as {glue:text}`counted_train:.3f`: digits past the third decimal
+    (which one torch thread and two compute differently) are on no page; the third is."""
+    assert determinism.glue_uses()[("bigram", "counted_train")] == {".3f"}
+    one_thread, two_threads = "2.45457124710083", "2.454571485519409"
+    assert determinism.glued_text("book/bigram.md", "counted_train", one_thread) == "{glue:text} .3f: 2.455"
+
+    def run(value: str) -> nbformat.NotebookNode:
+        return notebook([glued("counted_train", value)])
+
+    assert determinism.compare("book/bigram.md", run(one_thread), run(two_threads), ("a", "b")) == []
+    (difference,) = determinism.compare("book/bigram.md", run(one_thread), run("2.4541"), ("a", "b"))
+    assert "-{glue:text} .3f: 2.455" in difference and "+{glue:text} .3f: 2.454" in difference
+    # used from another page too (six-steps.md: bigram.md::bigram_val:.2f): every page's format counts
+    assert determinism.glue_uses()[("bigram", "bigram_val")] >= {".2f", ".3f"}
+    # a value no page shows is compared in full
+    assert determinism.glued_text("book/bigram.md", "not_on_any_page", one_thread) == one_thread
+
+
 def test_only_the_declared_timings_may_differ():
     assert len(determinism.TIMINGS) == 2, "declare each timing once, with the cell that prints it"
     first = notebook(stdout("the attention run took 12.3 s for 5000 steps\n500 steps in 1.2 s\n"))

@@ -4,8 +4,9 @@ A reader who compares the PDF with the site, or two printings of the book, shoul
 words and numbers. This script executes each chapter in a fresh kernel (one torch thread per
 kernel, ``OMP_NUM_THREADS=1``) and compares the text of every code cell's outputs between two
 executions: the printed streams (consecutive pieces of one stream joined, as the page shows them),
-``text/plain`` of displayed values and of glued values, and error messages. Only lines that
-match one of the timing patterns declared in ``TIMINGS`` may differ.
+``text/plain`` of displayed values, error messages, and glued values as the pages show them
+(through each ``{glue:text}`` format that uses them; in full if used otherwise or not at all).
+Only lines that match one of the timing patterns declared in ``TIMINGS`` may differ.
 
     .venv/bin/python tools/check_determinism.py                  # every chapter, executed twice
     .venv/bin/python tools/check_determinism.py exercises        # one chapter (or book/exercises.md)
@@ -28,6 +29,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -159,15 +161,54 @@ def join_streams(outputs: list) -> list:
     return joined
 
 
-def output_text(output) -> str:
+GLUE_TEXT = re.compile(r"\{glue:text\}`([^`]+)`")
+GLUE_OTHER = re.compile(r"\{glue(?::(?!text\})\w*)?\}`([^`]+)`|^\s*[`:]{3,}\{glue(?::\w+)?\}\s+(\S+)", re.M)
+
+
+@cache
+def glue_uses() -> dict[tuple[str, str], frozenset]:
+    """How the book shows each glued value: (chapter, name) -> the format specs of its
+    ``{glue:text}`` roles, with None for any other use (shown as stored)."""
+    uses: dict[tuple[str, str], set] = {}
+
+    def use(page: str, key: str, fmt: str | None) -> None:
+        doc, _, name = key.rpartition("::")
+        uses.setdefault((Path(doc).stem if doc else page, name), set()).add(fmt)
+
+    for path in BOOK.glob("*.md"):
+        text = path.read_text("utf-8")
+        for match in GLUE_TEXT.finditer(text):  # key:format, as MyST-NB splits it
+            key, fmt = match.group(1).rsplit(":", 1) if ":" in match.group(1) else (match.group(1), "s")
+            use(path.stem, key, fmt)
+        for match in GLUE_OTHER.finditer(text):
+            use(path.stem, match.group(1) or match.group(2), None)
+    return {key: frozenset(formats) for key, formats in uses.items()}
+
+
+def glued_text(chapter: str, name: str, plain: str) -> str:
+    """A hidden glued value as the book's pages show it: formatted by each ``{glue:text}`` that
+    uses it (the digits a format drops are not on any page), or as stored if used otherwise or
+    not at all."""
+    from myst_nb.core.variables import format_plain_text
+
+    formats = glue_uses().get((Path(chapter).stem, name), frozenset({None}))
+    return "\n".join(
+        plain if fmt is None else f"{{glue:text}} {fmt}: {format_plain_text(plain, fmt)}"
+        for fmt in sorted(formats, key=str)
+    )
+
+
+def output_text(output, chapter: str = "") -> str:
     kind = output["output_type"]
     if kind == "stream":
         return f"[{output['name']}]\n{output['text']}"
     if kind == "error":
         return f"[error] {output['ename']}: {output['evalue']}"
     data = output.get("data", {})
-    text = data.get("text/plain", data.get(GLUE + "text/plain", "(no text/plain)"))
     glued = output.get("metadata", {}).get("scrapbook", {}).get("name")
+    if hidden(output):
+        return f"[glue {glued}]\n{glued_text(chapter, glued, data.get(GLUE + 'text/plain', ''))}"
+    text = data.get("text/plain", "(no text/plain)")
     return f"[glue {glued}]\n{text}" if glued else f"[{kind}]\n{text}"
 
 
@@ -181,14 +222,15 @@ def untimed(text: str) -> tuple[str, int]:
     return "\n".join(lines), count
 
 
-def cells(nb) -> list[Cell]:
+def cells(nb, chapter: str = "") -> list[Cell]:
+    """The text of each code cell's outputs in ``chapter`` (its path: which glued values it shows)."""
     found = []
     code = [cell for cell in nb.cells if cell.cell_type == "code"]
     for index, cell in enumerate(code):
         texts, timings = [], 0
         outputs = cell.get("outputs", [])
         for output in join_streams(outputs) + [output for output in outputs if hidden(output)]:
-            text, count = untimed(output_text(output))
+            text, count = untimed(output_text(output, chapter))
             texts.append(text)
             timings += count
         source = cell.source.strip().splitlines()
@@ -200,7 +242,7 @@ def cells(nb) -> list[Cell]:
 def compare(chapter: str, first, second, labels: tuple[str, str], lines: list[int] = ()) -> list[str]:
     """A description of every code cell whose outputs' text differs between two executions
     (``lines``: where each code cell starts in the chapter's source)."""
-    a, b = cells(first), cells(second)
+    a, b = cells(first, chapter), cells(second, chapter)
     if len(a) != len(b):
         return [f"{chapter}: {len(a)} code cells in {labels[0]}, {len(b)} in {labels[1]}"]
     differences = []
@@ -276,7 +318,7 @@ def check(
         else:
             pair, labels = executions[path][:2], ("run 1", "run 2")
         report.differences = compare(report.chapter, *pair, labels, cell_lines(Path(path)))
-        report.timings = sum(cell.timings for cell in cells(pair[1]))
+        report.timings = sum(cell.timings for cell in cells(pair[1], report.chapter))
     return list(reports.values())
 
 
