@@ -228,7 +228,7 @@ def test_embedded_numbers_are_the_models(corpus, figures, models):
 def test_before_after_states_the_models_own_parameter_count(figures, models):
     """The figure draws the weight matrices only; its texts give the model's real total and say
     how many numbers the drawing leaves out, all counted by model.parameters()."""
-    initial, model, _ = models
+    _, model, _ = models
     figure = figures["before-after"]
     total = sum(p.numel() for p in model.parameters())
     tensors = len(list(model.parameters()))
