@@ -89,3 +89,25 @@ def test_training_and_weight_figures_reuse_the_chapters_runs(built_book):
     assert all(m["before"] != m["after"] for m in weights["mats"]), "training changed every matrix"
     parameters = page_text(built_book / "book" / "parameters.html")
     assert "same numbers as the copies kept at the start: True" in parameters
+
+
+@pytest.mark.slow
+def test_weight_figure_states_the_chapters_parameter_count(built_book):
+    """The chapter counts the model's parameters, biases included; the figure's texts and its
+    description give the same total (from model.parameters()) and name what the drawing leaves out."""
+    from selfattn import TrainConfig, make_model
+
+    model = make_model("attention", 65, TrainConfig(n_embd=32, head_size=32))
+    total, tensors = sum(p.numel() for p in model.parameters()), len(list(model.parameters()))
+    path = built_book / "book" / "parameters.html"
+    text = page_text(path)
+    assert f"In all, {tensors} tensors holding {total:,} numbers" in text, "the chapter's count"
+    ((_, weights),) = figures(path)
+    assert (weights["count"]["parameters"], weights["count"]["tensors"]) == (total, tensors)
+    left_out = total - weights["count"]["drawn"]
+    start = f"Before training: {total:,} random starting numbers in {tensors} tensors."
+    assert weights["before"].startswith(start)
+    assert f"not drawn: lm_head.bias, {left_out} numbers" in weights["before"]
+    assert weights["after"].startswith(f"After training: the same {total:,} numbers")
+    description = re.search(r'<p class="sa-sr" id="[\w-]+">(.*?)</p>', path.read_text("utf-8")).group(1)
+    assert html.unescape(weights["before"]) in html.unescape(description)

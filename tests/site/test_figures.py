@@ -295,9 +295,12 @@ def test_before_after_toggles_the_weight_matrices(page):
     assert all(a != b for a, b in zip(after, before, strict=True)), "every matrix changed"
     query = next(i for i, m in enumerate(d["mats"]) if m["name"] == "sa_head.query.weight")
     assert f"std {d['mats'][query]['std'][1]:.3f}" in figure.locator(".sa-mat").nth(query).inner_text()
-    assert "After training" in status(figure)
+    assert status(figure) == d["after"]
     figure.get_by_role("button", name="Before training").click()
     assert pixels() == before
+    assert status(figure) == d["before"]
+    total = d["count"]["parameters"]
+    assert f"{total:,} random starting numbers in {d['count']['tensors']} tensors" in status(figure)
 
 
 def test_heatmap_slider_steps_through_the_snapshots(page):

@@ -128,6 +128,33 @@ def test_embedded_numbers_are_the_models(figures, names):
     assert steps["snapshots"][-1]["w"] == [[round(w, 3) for w in row] for row in toy.snapshots[200].tolist()]
 
 
+def test_before_after_states_the_models_own_parameter_count(figures, names):
+    """The figure draws the weight matrices only; its texts give the model's real total and say
+    how many numbers the drawing leaves out, all counted by model.parameters()."""
+    model = names["model"]
+    figure = figures["before-after"]
+    total = sum(p.numel() for p in model.parameters())
+    tensors = len(list(model.parameters()))
+    matrices = [p for p in model.parameters() if p.dim() == 2]
+    drawn = sum(p.numel() for p in matrices)
+    count = figure.data["count"]
+    assert (count["parameters"], count["tensors"]) == (total, tensors)
+    assert (count["drawn"], count["matrices"]) == (drawn, len(matrices))
+    assert count["left_out"] == [["lm_head.bias", model.lm_head.bias.numel()]]
+    before, after = figure.data["before"], figure.data["after"]
+    assert before.startswith(f"Before training: {total:,} random starting numbers in {tensors} tensors.")
+    assert f"Drawn: the {len(matrices)} weight matrices, {drawn:,} numbers" in before
+    assert f"not drawn: lm_head.bias, {total - drawn} numbers" in before
+    assert after.startswith(f"After training: the same {total:,} numbers")
+    for text in (figure.description, figure._repr_mimebundle_()["text/plain"]):
+        assert before in text and after in text
+    bigram = make_model("bigram", 65, names["config"])
+    assert before_after(bigram, bigram).data["before"] == (
+        "Before training: 4,225 random starting numbers in 1 tensor. "
+        "Drawn: the weight matrix, 4,225 numbers, all of them."
+    )
+
+
 def test_bad_inputs_are_refused_with_a_reason(names):
     corpus, model, config = names["corpus"], names["model"], names["config"]
     with pytest.raises(ConfigError, match="at least block_size"):

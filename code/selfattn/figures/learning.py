@@ -91,16 +91,44 @@ def _quantized(values: torch.Tensor, scale: float) -> str:
     return base64.b64encode(levels.round().to(torch.uint8).numpy().tobytes()).decode("ascii")
 
 
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"
+
+
+def _parameter_count(model: torch.nn.Module, drawn: set[str]) -> dict:
+    """The model's parameter count from ``model.parameters()``, and how much of it ``drawn`` holds."""
+    params = dict(model.named_parameters())
+    return {
+        "parameters": sum(p.numel() for p in params.values()),
+        "tensors": len(params),
+        "drawn": sum(params[name].numel() for name in drawn),
+        "matrices": len(drawn),
+        "left_out": [[name, p.numel()] for name, p in params.items() if name not in drawn],
+    }
+
+
+def _drawn_text(count: dict, sep: str = "; ") -> str:
+    """What the figure draws and what it leaves out of the model's parameters."""
+    matrices = "weight matrix" if count["matrices"] == 1 else f"{count['matrices']} weight matrices"
+    drawn = f"Drawn: the {matrices}, {_plural(count['drawn'], 'number', 'numbers')}"
+    if not count["left_out"]:
+        return drawn + ", all of them"
+    left_out = ", ".join(f"{name}, {_plural(n, 'number', 'numbers')}" for name, n in count["left_out"])
+    return f"{drawn}{sep}not drawn: {left_out}"
+
+
 def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3) -> InteractiveFigure:
     """Figure 7: every weight matrix of ``initial`` and ``trained`` (same architecture), toggled.
 
     ``initial`` is the model before training, e.g. ``make_model("attention",
     vocab_size, config)`` with the config the trained model was fitted with.
     Each matrix is drawn ``px`` screen pixels per number, on one colour scale
-    shared by its two states.
+    shared by its two states. Parameters that are not matrices (biases) are not
+    drawn; the texts give the model's full count and what is left out.
     """
     before, after = _matrices(initial), _matrices(trained)
-    if {k: v.shape for k, v in before.items()} != {k: v.shape for k, v in after.items()}:
+    shapes = [{name: p.shape for name, p in m.named_parameters()} for m in (initial, trained)]
+    if shapes[0] != shapes[1]:
         raise ConfigError(
             "initial and trained must be the same architecture (same parameter names and shapes)."
         )
@@ -120,28 +148,39 @@ def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3
             }
         )
     moved = max(mats, key=lambda m: abs(math.log(m["std"][1] / m["std"][0])))
-    total = sum(m["rows"] * m["cols"] for m in mats)
+    count = _parameter_count(trained, set(before))
+    total = f"{count['parameters']:,}"
     summary = ", ".join(f"{m['name']} {m['rows']}×{m['cols']}" for m in mats)
     data = {
         "mats": mats,
         "px": px,
-        "before": f"Before training: {total:,} random starting numbers in {len(mats)} matrices.",
+        "count": count,
+        "before": (
+            f"Before training: {total} random starting numbers in "
+            f"{_plural(count['tensors'], 'tensor', 'tensors')}. {_drawn_text(count)}."
+        ),
         "after": (
-            f"After training: the same {total:,} numbers, now shaped by the data. The biggest change in "
-            f"spread is in {moved['name']}: its standard deviation went from {moved['std'][0]:.3f} to "
-            f"{moved['std'][1]:.3f}."
+            f"After training: the same {total} numbers, now shaped by the data. The biggest change in "
+            f"spread among the matrices is in {moved['name']}: its standard deviation went from "
+            f"{moved['std'][0]:.3f} to {moved['std'][1]:.3f}."
         ),
     }
     description = (
         f"The model's weight matrices ({summary}) as colour grids, before and after training, with a "
-        f"toggle between the two. {data['after']}"
+        f"toggle between the two. {data['before']} {data['after']}"
     )
     return InteractiveFigure(
-        "before-after", data, "Before and after training", description, _draw_before_after, (7.2, 4.6)
+        "before-after", data, "Before and after training", description, _draw_before_after, (7.2, 4.8)
     )
 
 
 def _draw_before_after(fig: MplFigure, d: dict) -> None:
+    count = d["count"]
+    fig.suptitle(
+        f"The model's {count['parameters']:,} parameters in "
+        f"{_plural(count['tensors'], 'tensor', 'tensors')}\n{_drawn_text(count, sep=' · ')}",
+        fontsize=8,
+    )
     mats = d["mats"]
     axes = fig.subplots(2, len(mats), height_ratios=[1, 1], width_ratios=[m["cols"] for m in mats])
     for col, m in enumerate(mats):
