@@ -68,7 +68,8 @@ def thebe_lib(cache: Path = THEBE_CACHE) -> Path:
         if npm is None:
             raise RuntimeError(f"live code: fetching thebe {THEBE_VERSION} needs npm (apt-get install npm)")
         with tempfile.TemporaryDirectory() as tmp:
-            subprocess.run([npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"], cwd=tmp, check=True)
+            command = [npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"]
+            subprocess.run(command, cwd=tmp, check=True, stdout=subprocess.DEVNULL)
             packed = Path(tmp) / f"thebe-{THEBE_VERSION}.tgz"
             digest = hashlib.sha256(packed.read_bytes()).hexdigest()
             if digest != THEBE_SHA256:
