@@ -172,6 +172,14 @@ def test_thebe_is_fetched_by_version_and_checked(tmp_path, monkeypatch):
     assert not cache.exists()
 
 
+def test_the_headers_binder_button_opens_the_chapter_in_jupyterlab(sites):
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    repo = repository["url"].removeprefix("https://github.com/")
+    page = (sites["production"] / "book" / "bigram.html").read_text(encoding="utf-8")
+    launch = f"https://mybinder.org/v2/gh/{repo}/{repository['branch']}?urlpath=lab/tree/book/bigram.md"
+    assert launch in page
+
+
 def test_live_kernels_import_the_package_first():
     """The setup code run in every live kernel imports selfattn, which sets torch to one thread."""
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
