@@ -12,7 +12,7 @@ that is not to loopback is aborted, with no exception: thebe comes from the site
   says in plain words what went wrong and offers to try again, and the page throws no JavaScript
   exception.
 
-Neither build mentions unpkg.com anywhere.
+No page of either build, nor its live-code files, mentions unpkg.com.
 """
 
 from __future__ import annotations
