@@ -5,10 +5,21 @@ get from npm) through this extension's own loader, ``live_code_static/live-code.
 kernel comes from Binder, built from the repository and branch named once in ``_config.yml``
 (``repository: url/branch``), or, for ``make live``, from a Jupyter server on this machine.
 
+thebe is served by the site itself, not by a CDN: the first HTML build fetches thebe's npm
+package (``npm pack thebe@0.9.3``, checked against its SHA-256) into
+``node_modules/.cache/thebe-0.9.3`` (git-ignored; later builds reuse it), and every HTML build
+copies its scripts and styles (not the source maps or type declarations) into the site's
+``_thebe/`` folder when the build has finished. Nothing of thebe is committed.
+
 Configuration (``_config.yml`` under ``sphinx: config:``):
 
-- ``live_code_thebe_url``: where the thebe bundle is loaded from (unpkg by default).
+- ``live_code_thebe_url``: where the thebe bundle is loaded from, relative to the site's root
+  (``_thebe/index.js``, the copy described above) or a full URL.
 - ``live_code_setup``: code run silently in every new kernel before the ``thebe-init`` cells.
+- ``live_code_binder_ref``: the branch, tag or commit Binder builds readers' kernels from; empty
+  means ``repository: branch``. The environment variable ``LIVE_CODE_BINDER_REF`` overrides it for
+  one build (the publishing workflow points a release's pages at its tag). It also sets the
+  header's Binder launch button.
 - ``live_code_server_info``: empty for Binder. Otherwise the site-relative URL of a JSON
   document ``{"baseUrl": ..., "token": ...}`` naming a Jupyter server; ``make live`` serves it
   from memory so the token never lands in a file. The environment variable
@@ -22,10 +33,14 @@ once.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import posixpath
 import re
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -34,10 +49,67 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 
 THEBE_VERSION = "0.9.3"
-THEBE_URL = f"https://unpkg.com/thebe@{THEBE_VERSION}/lib/index.js"
+# SHA-256 of the npm registry's tarball thebe-0.9.3.tgz (its npm integrity is sha512-Rb/7kVht...).
+THEBE_SHA256 = "4777b3f0c5dcee04b3e5a99fd918a9cf7cb91c3208159af2f1fb54b3c27d0899"
+# thebe's package, unpacked under node_modules/.cache (git-ignored; `npm install` leaves it alone).
+THEBE_CACHE = Path(__file__).resolve().parents[1] / "node_modules" / ".cache" / f"thebe-{THEBE_VERSION}"
+THEBE_SITE_DIR = "_thebe"  # the site's copy of thebe's lib/ folder
+THEBE_URL = f"{THEBE_SITE_DIR}/index.js"
 DEFAULT_BINDERHUB = "https://mybinder.org"
 SERVER_INFO_ENV = "LIVE_CODE_SERVER_INFO"
+BINDER_REF_ENV = "LIVE_CODE_BINDER_REF"
 STATIC = Path(__file__).with_name("live_code_static")
+
+
+def thebe_lib(cache: Path = THEBE_CACHE) -> Path:
+    """thebe's ``lib`` folder from its npm package, fetched with npm (and checked) on first use."""
+    if not (cache / "lib" / "index.js").is_file():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise RuntimeError(f"live code: fetching thebe {THEBE_VERSION} needs npm (apt-get install npm)")
+        with tempfile.TemporaryDirectory() as tmp:
+            command = [npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"]
+            subprocess.run(command, cwd=tmp, check=True, stdout=subprocess.DEVNULL)
+            packed = Path(tmp) / f"thebe-{THEBE_VERSION}.tgz"
+            digest = hashlib.sha256(packed.read_bytes()).hexdigest()
+            if digest != THEBE_SHA256:
+                raise RuntimeError(f"live code: {packed.name} has SHA-256 {digest}, expected {THEBE_SHA256}")
+            unpacked = Path(tmp) / "package"
+            unpacked.mkdir()
+            subprocess.run(
+                ["tar", "-xzf", str(packed), "--strip-components=1", "-C", str(unpacked)], check=True
+            )
+            shutil.rmtree(cache, ignore_errors=True)
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            shutil.move(str(unpacked), cache)
+    if json.loads((cache / "package.json").read_text())["version"] != THEBE_VERSION:
+        raise RuntimeError(
+            f"live code: {cache} does not hold thebe {THEBE_VERSION}; delete it to fetch again"
+        )
+    return cache / "lib"
+
+
+def _site_files(lib: Path) -> list[Path]:
+    """What the site needs of thebe: its scripts, its styles and the scripts' licence notices."""
+    return sorted(
+        p for p in lib.iterdir() if p.is_file() and p.name.endswith((".js", ".css", ".LICENSE.txt"))
+    )
+
+
+def _fetch_thebe(app: Sphinx) -> None:
+    if app.builder.format == "html":
+        thebe_lib()
+
+
+def _copy_thebe(app: Sphinx, exception: Exception | None) -> None:
+    """Copy thebe into the finished site (``_thebe/``), once the HTML build has succeeded."""
+    if exception is not None or app.builder.format != "html":
+        return
+    target = Path(app.outdir) / THEBE_SITE_DIR
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    for source in _site_files(thebe_lib()):
+        shutil.copy2(source, target / source.name)
 
 
 def _drop_sphinx_thebe_assets(app: Sphinx) -> None:
@@ -54,6 +126,10 @@ def _register_assets(app: Sphinx, config: Config) -> None:
     override = os.environ.get(SERVER_INFO_ENV)
     if override is not None:
         config.live_code_server_info = override
+    ref = os.environ.get(BINDER_REF_ENV) or config.live_code_binder_ref
+    if ref:
+        config.live_code_binder_ref = ref
+        config.html_theme_options["repository_branch"] = ref  # the header's Binder button too
     config.html_static_path.append(str(STATIC))
     app.add_css_file("live-code.css")
     app.add_js_file("live-code.js", loading_method="defer")
@@ -115,6 +191,9 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("live_code_thebe_url", THEBE_URL, "html")
     app.add_config_value("live_code_setup", "", "html")
     app.add_config_value("live_code_server_info", "", "html")
+    app.add_config_value("live_code_binder_ref", "", "html")
     app.connect("config-inited", _register_assets)
+    app.connect("builder-inited", _fetch_thebe)
+    app.connect("build-finished", _copy_thebe)
     app.connect("html-page-context", _add_page_config)
     return {"version": THEBE_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}

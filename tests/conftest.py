@@ -111,11 +111,3 @@ def browser():
 
     with chromium() as chromium_browser:
         yield chromium_browser
-
-
-@pytest.fixture(scope="session")
-def thebe_lib() -> Path:
-    """thebe's files from its npm package (fetched on first use), to stand in for unpkg.com."""
-    from tools.browser import thebe_lib
-
-    return thebe_lib()

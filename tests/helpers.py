@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import html
 import inspect
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -24,6 +27,20 @@ FIGURE_BIGRAM = "(history.val_loss[0] + history.final_val) / 2"
 
 # Positions in the toy sentence "Your journey starts with one step".
 YOUR, JOURNEY, STARTS = 0, 1, 2
+
+
+def npm_tool(package: str, binary: str) -> str:
+    """A development tool at the version package.json pins, installed into node_modules/
+    (git-ignored) with npm on first use, or when the installed version differs."""
+    pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"][package]
+    installed = ROOT / "node_modules" / package / "package.json"
+    if not installed.is_file() or json.loads(installed.read_text())["version"] != pinned:
+        npm = shutil.which("npm")
+        assert npm, f"this check needs npm to install {package} (apt-get install npm)"
+        command = [npm, "install", "--no-package-lock", "--no-audit", "--no-fund"]
+        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+        assert result.returncode == 0, result.stdout + result.stderr
+    return str(ROOT / "node_modules" / ".bin" / binary)
 
 
 def page_text(path: Path) -> str:

@@ -1,26 +1,19 @@
 """Debian's headless Chromium, driven by Playwright, with no internet.
 
 Pages are opened in a fresh browser context whose only network is loopback: every other request
-is recorded and aborted, except, when a local copy is handed over, thebe's files on unpkg.com
-(``thebe_lib()`` fetches them from the npm package). The context's ``Visit`` records what its
-pages did: the files fetched, the requests blocked or failed, console errors and uncaught
-exceptions.
+is recorded and aborted (the site serves everything it needs itself, thebe included). The
+context's ``Visit`` records what its pages did: the files fetched, the requests blocked or
+failed, console errors and uncaught exceptions.
 """
 
 from __future__ import annotations
 
 import os
-import re
-import shutil
-import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
-
-from _ext.live_code import THEBE_VERSION
-from tools import ROOT
 
 CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -34,9 +27,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
-# thebe's npm package, unpacked under node_modules/.cache (git-ignored; `npm install` leaves it alone).
-THEBE = ROOT / "node_modules" / ".cache" / f"thebe-{THEBE_VERSION}"
-UNPKG = re.compile(rf"https://unpkg\.com/thebe@{re.escape(THEBE_VERSION)}/lib/([\w.\-]+)$")
 
 
 @contextmanager
@@ -54,21 +44,6 @@ def chromium() -> Iterator[object]:
             yield browser
         finally:
             browser.close()
-
-
-def thebe_lib() -> Path:
-    """thebe's bundle (its ``lib`` folder) from the npm registry, fetched on first use."""
-    if not (THEBE / "lib" / "index.js").is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise FileNotFoundError("fetching thebe needs npm (apt-get install npm)")
-        THEBE.mkdir(parents=True, exist_ok=True)
-        packed = THEBE / f"thebe-{THEBE_VERSION}.tgz"
-        subprocess.run([npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"], cwd=THEBE, check=True)
-        subprocess.run(["tar", "-xzf", packed.name, "--strip-components=1"], cwd=THEBE, check=True)
-        packed.unlink()
-    assert f'"version": "{THEBE_VERSION}"' in (THEBE / "package.json").read_text()
-    return THEBE / "lib"
 
 
 @dataclass
@@ -91,11 +66,8 @@ def is_loopback(url: str) -> bool:
     return (urlsplit(url).hostname or "") in LOOPBACK
 
 
-def offline_context(browser, thebe: Path | None = None, **options) -> tuple[object, Visit]:
-    """A fresh browser context (``options`` as for ``new_context``) whose only network is loopback.
-
-    With ``thebe`` (a ``thebe_lib()`` folder), thebe's files on unpkg.com are served from it.
-    """
+def offline_context(browser, **options) -> tuple[object, Visit]:
+    """A fresh browser context (``options`` as for ``new_context``) whose only network is loopback."""
     context = browser.new_context(**options)
     visit = Visit()
 
@@ -103,10 +75,6 @@ def offline_context(browser, thebe: Path | None = None, **options) -> tuple[obje
         url = request_route.request.url
         if is_loopback(url) or url.startswith(("data:", "blob:")):
             return request_route.continue_()
-        match = UNPKG.match(url)
-        if thebe is not None and match and (thebe / match.group(1)).is_file():
-            kind = "text/css" if url.endswith(".css") else "application/javascript"
-            return request_route.fulfill(path=str(thebe / match.group(1)), content_type=kind)
         visit.blocked.append(url)
         return request_route.abort()
 

@@ -4,8 +4,11 @@
  * The button under the page title (and the theme's "Live Code" launch button) starts it:
  * load thebe, turn every code cell into an editor with its own output area, connect to a
  * Jupyter server (Binder, or the local one `make live` starts), start Python, run the
- * configured setup code and the cells tagged `thebe-init`. The button says what is happening
- * in plain words; on a failure it says what went wrong and becomes a "try again" button.
+ * configured setup code and the cells tagged `thebe-init`. thebe comes from the site itself
+ * (`_thebe/`, copied in by _ext/live_code.py), never from a CDN. The button says what is
+ * happening in plain words. A first connection that fails (a Binder image that is still being
+ * built sometimes does) is retried once by itself; after that the button says what went wrong
+ * and becomes a "try again" button.
  *
  * Running a cell first runs the cells above it that have not run in this kernel yet, so the
  * variables a cell uses exist, just as when the book was built.
@@ -35,6 +38,8 @@
     ready: null, // promise: the kernel is ready, or the launch failed
     settle: null,
     attempt: 0, // launches so far; a slower, abandoned launch stops when it sees a newer one
+    presses: 0, // launches the reader asked for (the automatic retry is not one)
+    retried: false, // the current press has used its one automatic retry
     startedAt: 0,
     lastNews: 0,
     ticker: null,
@@ -90,7 +95,10 @@
   }
 
   const LOAD_FAILED =
-    "Could not load the live-code library from unpkg.com. Check your internet connection, then click to try again.";
+    "Could not load the live-code library from this site. Check your internet connection, then click to try again.";
+  const CONNECTING_BINDER =
+    "Connecting to Binder (a first launch after the book changes can take several minutes)...";
+  const CONNECTING_LOCAL = "Connecting to the local Jupyter server...";
 
   function tick() {
     const btn = button();
@@ -143,9 +151,15 @@
     });
   }
 
+  // The configured URL is relative to the site's root (or a full URL).
+  function thebeUrl() {
+    const root = new URL(document.documentElement.dataset.content_root || "", document.baseURI);
+    return new URL(state.config.thebeUrl, root).href;
+  }
+
   async function loadThebe() {
     if (window.thebe && window.thebe.bootstrap) return;
-    const url = state.config.thebeUrl;
+    const url = thebeUrl();
     await loadScript(url);
     // thebe's own styles must come after its script, which injects the base styles.
     await loadStyle(url.replace(/index\.js$/, "thebe.css"));
@@ -305,12 +319,12 @@
       launching: "Binder is starting a Python server...",
     }[phase];
     if (data.status === "server-ready") news("Connected. Starting Python...");
-    else news(text || (state.config.serverInfo ? "Connecting to the local Jupyter server..." : "Connecting to Binder..."));
+    else news(text || (state.config.serverInfo ? CONNECTING_LOCAL : CONNECTING_BINDER));
   }
 
   function onError(_, data) {
     if (data.subject === "cell" || data.subject === "notebook") return; // a cell's own error shows in its output
-    if (state.phase === "connecting" || state.phase === "starting") fail(words(data.message));
+    if (state.phase === "connecting" || state.phase === "starting") retryOrFail(words(data.message));
   }
 
   function watchKernel(session) {
@@ -374,14 +388,29 @@
     return state.options.useBinder ? api.connectToBinder(config) : api.connectToJupyter(config);
   }
 
+  // A failed connection or kernel start: the first time after a press, launch again by
+  // itself (a Binder image that has just been built can refuse the first connection).
+  function retryOrFail(message) {
+    if (state.retried) {
+      fail(message);
+      return;
+    }
+    state.retried = true;
+    button().dataset.retried = "true";
+    launch();
+  }
+
   async function launch() {
     const attempt = ++state.attempt;
     const abandoned = () => attempt !== state.attempt || state.phase === "failed";
     state.startedAt = state.lastNews = Date.now();
-    button().dataset.attempt = attempt;
-    state.ready = new Promise((resolve) => {
-      state.settle = resolve;
-    });
+    button().dataset.attempt = state.presses;
+    if (!state.settle) {
+      // cells pressed while a launch (and its retry) is under way wait for this
+      state.ready = new Promise((resolve) => {
+        state.settle = resolve;
+      });
+    }
     show("loading", "Loading the live-code library...");
     try {
       await loadThebe();
@@ -395,7 +424,8 @@
     let server;
     try {
       state.lastNews = Date.now();
-      show("connecting", state.config.serverInfo ? "Connecting to the local Jupyter server..." : "Connecting to Binder...");
+      const connecting = state.config.serverInfo ? CONNECTING_LOCAL : CONNECTING_BINDER;
+      show("connecting", state.retried ? `The first try failed; trying once more. ${connecting}` : connecting);
       if (!state.notebook) {
         state.options = await serverOptions();
         const marked = markCells();
@@ -418,7 +448,7 @@
       await server.ready;
     } catch (err) {
       console.warn("live code:", err);
-      if (!abandoned()) fail(words(err && err.message ? err.message : err));
+      if (!abandoned()) retryOrFail(words(err && err.message ? err.message : err));
       return;
     }
     if (abandoned()) return;
@@ -439,7 +469,7 @@
       watchKernel(session);
     } catch (err) {
       console.warn("live code:", err);
-      if (!abandoned()) fail("Python could not start on the server. Click to try again.");
+      if (!abandoned()) retryOrFail("Python could not start on the server. Click to try again.");
       return;
     }
 
@@ -460,6 +490,9 @@
     if (state.phase !== "idle" && state.phase !== "failed") return;
     state.config = pageConfig();
     if (!state.config) return;
+    state.presses += 1;
+    state.retried = false;
+    delete button().dataset.retried;
     launch();
   }
 

@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 import sys
-from importlib.metadata import packages_distributions
+from importlib.metadata import PackageNotFoundError, packages_distributions, version
 from pathlib import Path
 
 import jupytext
@@ -29,14 +29,36 @@ def binder_requirements() -> dict[str, Requirement]:
     return {canonicalize_name(r.name): r for r in map(Requirement, (s for s in specs if s and s[0] != "-"))}
 
 
-def test_binder_pins_the_tested_cpu_torch_python_and_the_package():
+def test_binder_pins_the_tested_cpu_torch_and_python():
     text = (BINDER / "requirements.txt").read_text()
     assert "--extra-index-url https://download.pytorch.org/whl/cpu" in text
     pinned = binder_requirements()["torch"]
     assert str(pinned.specifier) == f"=={torch.__version__}" and torch.__version__.endswith("+cpu")
-    assert "-e ." in text.splitlines(), "the book's package is installed from the repository"
     python = f"python-{sys.version_info[0]}.{sys.version_info[1]}"
     assert (BINDER / "runtime.txt").read_text().strip() == python
+
+
+def test_binder_pins_what_the_book_is_built_and_tested_with():
+    """Every Binder pin is exact and names the version installed here, where the book is built."""
+    differ = {}
+    for name, requirement in binder_requirements().items():
+        (spec,) = requirement.specifier  # one exact pin per line
+        assert spec.operator == "==", f"{requirement}: pin one version"
+        try:
+            installed = version(name)
+        except PackageNotFoundError:
+            installed = "not installed"
+        if installed != spec.version:
+            differ[name] = f"Binder {spec.version}, book {installed}"
+    assert not differ, f"binder/requirements.txt and the book's environment differ: {differ}"
+
+
+def test_binder_requirements_do_not_refer_to_the_repository():
+    """A reference to the repository turns off repo2docker's cached install of the requirements."""
+    for line in (BINDER / "requirements.txt").read_text().splitlines():
+        spec = line.split("#")[0].strip()
+        assert not re.match(r"(-e|--editable)\b|\.|/|file:", spec), f"local reference: {line!r}"
+        assert not spec.startswith(("-r", "-c")), f"another file: {line!r}"
 
 
 def test_every_module_the_chapters_import_is_in_the_binder_environment():
@@ -57,17 +79,32 @@ def test_every_module_the_chapters_import_is_in_the_binder_environment():
     assert not missing, f"add these to binder/requirements.txt: {sorted(missing)}"
 
 
+# Stands in for pip in postBuild (the package is installed here already): records what it was
+# asked to install, and from which folder.
+PIP_STAND_IN = """#!/bin/sh
+echo "$PWD $*" >> "$PIP_CALLS"
+"""
+
+
 def run_post_build(home: Path, mirror: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if k not in {"SELFATTN_CACHE", "TIKTOKEN_CACHE_DIR"}}
-    env.update(HOME=str(home), SELFATTN_DATA_MIRROR=str(mirror))
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
-    return subprocess.run(["bash", str(BINDER / "postBuild")], env=env, capture_output=True, text=True)
+    stand_in = home / "stand-in"
+    stand_in.mkdir()
+    (stand_in / "pip").write_text(PIP_STAND_IN)
+    (stand_in / "pip").chmod(0o755)
+    env.update(HOME=str(home), SELFATTN_DATA_MIRROR=str(mirror), PIP_CALLS=str(home / "pip-calls"))
+    env["PATH"] = os.pathsep.join([str(stand_in), str(Path(sys.executable).parent), env["PATH"]])
+    return subprocess.run(
+        ["bash", str(BINDER / "postBuild")], env=env, capture_output=True, text=True, cwd=home
+    )
 
 
 @pytest.mark.skipif("SELFATTN_DATA_MIRROR" not in os.environ, reason="needs the offline data mirror")
-def test_post_build_fetches_the_data_and_opens_chapters_as_notebooks(tmp_path):
+def test_post_build_installs_the_package_fetches_the_data_and_opens_chapters_as_notebooks(tmp_path):
     result = run_post_build(tmp_path, Path(os.environ["SELFATTN_DATA_MIRROR"]))
     assert result.returncode == 0, result.stderr
+    pip_calls = (tmp_path / "pip-calls").read_text().splitlines()
+    assert pip_calls == [f"{ROOT} install --no-deps -e ."], "the package, from the repository, alone"
     cache = tmp_path / ".cache" / "selfattn"
     assert (cache / "tinyshakespeare.txt").stat().st_size == 1_115_394
     assert {p.name for p in (cache / "gpt2").iterdir()} == {"encoder.json", "vocab.bpe"}

@@ -3,11 +3,10 @@ the two browser scripts, and a spell check."""
 
 from __future__ import annotations
 
-import json
-import shutil
 import subprocess
 import sys
 
+from tests.helpers import npm_tool
 from tools import ROOT
 
 PYTHON = ["code", "tests", "benchmarks", "tools", "_ext"]
@@ -32,20 +31,9 @@ def test_code_is_ruff_formatted():
     )
 
 
-def eslint() -> str:
-    """ESLint at the version package.json pins, installed into node_modules/ (git-ignored) on first use."""
-    pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"]["eslint"]
-    binary = ROOT / "node_modules" / ".bin" / "eslint"
-    if not binary.is_file() or run(str(binary), "--version").stdout.strip() != f"v{pinned}":
-        npm = shutil.which("npm")
-        assert npm, "the JavaScript check needs npm to install ESLint (apt-get install npm)"
-        installed = run(npm, "install", "--no-package-lock", "--no-audit", "--no-fund")
-        assert installed.returncode == 0, installed.stdout + installed.stderr
-    return str(binary)
-
-
 def test_javascript_passes_eslint_in_one_dialect():
-    result = run(eslint(), "--max-warnings", "0", *JAVASCRIPT)
+    eslint = npm_tool("eslint", "eslint")  # the version package.json pins
+    result = run(eslint, "--max-warnings", "0", *JAVASCRIPT)
     assert result.returncode == 0, f"eslint (eslint.config.mjs):\n{result.stdout}{result.stderr}"
 
 

@@ -473,14 +473,14 @@ def test_outputs_work_side_by_side_each_with_its_own_script(browser, figure_cell
     assert visit.blocked == [], visit.blocked
 
 
-def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, figure_page, thebe_lib, tmp_path):
+def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, figure_page, tmp_path):
     """Thebe on a local Jupyter server: running the score-table cell, twice, gives a working figure."""
     with (
         open(tmp_path / "jupyter.log", "w") as log,
         live.jupyter_server(figure_page.server.origin, log=log) as jupyter,
     ):
         figure_page.server.point_at(jupyter)
-        context, visit = offline_context(browser, thebe_lib)
+        context, visit = offline_context(browser)
         tab = context.new_page()
         tab.goto(figure_page.url)
         cell = tab.locator("div.cell", has=tab.locator('.sa-fig[data-kind="score-table"]'))

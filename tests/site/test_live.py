@@ -1,20 +1,25 @@
 """Live code in a real browser, with no internet.
 
 Debian's headless Chromium (never a downloaded browser) opens the bigram chapter. Every request
-that is not to loopback is aborted, except thebe's files on unpkg.com, which are served from the
-npm package (fetched into node_modules/ on first use). Two builds of the chapter:
+that is not to loopback is aborted, with no exception: thebe comes from the site itself
+(``_thebe/``, which the build copies in from thebe's npm package). Two builds of the chapter:
 
-- local mode (what ``make live`` serves): Live Code connects to a Jupyter server on 127.0.0.1;
-  the reader edits the hyperparameter cell, runs it and the plot cell after it, sees a new loss
-  and a new figure, then types a bad value and sees the package's one-line message;
-- production mode (Binder): with the network blocked, the button says in plain words what went
-  wrong and offers to try again, and the page throws no JavaScript exception.
+- local mode (what ``make live`` serves): Live Code connects to a Jupyter server on 127.0.0.1,
+  with the network cut; the reader edits the hyperparameter cell, runs it and the plot cell after
+  it, sees a new loss and a new figure, then types a bad value and sees the package's one-line
+  message; the kernel runs torch on one thread;
+- production mode (Binder): with the network blocked, the button retries once by itself, then
+  says in plain words what went wrong and offers to try again, and the page throws no JavaScript
+  exception.
+
+No page of either build, nor its live-code files, mentions unpkg.com.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -27,6 +32,7 @@ import pytest
 import torch
 import yaml
 
+from _ext.live_code import THEBE_VERSION, thebe_lib
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from tools import ROOT, live
 from tools.browser import offline_context
@@ -79,7 +85,12 @@ def wait_for_state(page, states: set[str], timeout: float) -> str:
 
 
 def hyperparameter_cell(page):
-    return page.locator("div.cell", has=page.locator(f".CodeMirror-code:has-text('{HYPERPARAMETERS}')"))
+    """The cell that starts with the hyperparameters, found once: it stays that cell when edited."""
+    index = page.locator("div.cell").evaluate_all(
+        "(cells, text) => cells.findIndex((cell) => cell.textContent.includes(text))", HYPERPARAMETERS
+    )
+    assert index >= 0
+    return page.locator("div.cell").nth(index)
 
 
 def edit(cell, page, source: str) -> None:
@@ -136,7 +147,47 @@ def reader_mistakes() -> list[tuple[str, str]]:
     return mistakes
 
 
-def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, browser, tmp_path):
+def test_no_page_and_no_live_code_file_refers_to_unpkg(sites):
+    for site in sites.values():
+        assert (site / "_thebe" / "index.js").is_file(), "the build copies thebe into the site"
+        assert not list((site / "_thebe").glob("*.map")), "only what the browser loads"
+        files = [*site.rglob("*.html"), site / "_static" / "live-code.js", *(site / "_thebe").iterdir()]
+        for path in files:
+            assert "unpkg.com" not in path.read_text(encoding="utf-8", errors="replace"), path
+
+
+def test_thebe_is_fetched_by_version_and_checked(tmp_path, monkeypatch):
+    """A tarball that is not the published thebe 0.9.3 is refused, and nothing is kept."""
+    fake_npm = tmp_path / "bin" / "npm"
+    fake_npm.parent.mkdir()
+    fake_npm.write_text(
+        f'#!/bin/sh\necho "$*" > {tmp_path}/asked\necho not-thebe > thebe-{THEBE_VERSION}.tgz\n'
+    )
+    fake_npm.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_npm.parent}:{os.environ['PATH']}")
+    cache = tmp_path / "cache"
+    with pytest.raises(RuntimeError, match="SHA-256"):
+        thebe_lib(cache)
+    assert (tmp_path / "asked").read_text().split() == ["pack", f"thebe@{THEBE_VERSION}", "--silent"]
+    assert not cache.exists()
+
+
+def test_the_headers_binder_button_opens_the_chapter_in_jupyterlab(sites):
+    repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+    repo = repository["url"].removeprefix("https://github.com/")
+    page = (sites["production"] / "book" / "bigram.html").read_text(encoding="utf-8")
+    launch = f"https://mybinder.org/v2/gh/{repo}/{repository['branch']}?urlpath=lab/tree/book/bigram.md"
+    assert launch in page
+
+
+def test_live_kernels_import_the_package_first():
+    """The setup code run in every live kernel imports selfattn, which sets torch to one thread."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    setup = config["sphinx"]["config"]["live_code_setup"]
+    assert re.search(r"^import selfattn\b", setup, flags=re.M), setup
+
+
+def test_reader_edits_hyperparameters_and_sees_new_results(sites, browser, tmp_path):
     started = time.monotonic()
     log_path = tmp_path / "jupyter.log"
     with (
@@ -145,7 +196,7 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, bro
         live.jupyter_server(site.origin, log=log) as jupyter,
     ):
         site.point_at(jupyter)
-        context, visit = offline_context(browser, thebe_lib)
+        context, visit = offline_context(browser)
         page = open_chapter(context, site)
         hyper = hyperparameter_cell(page)
         built_output = page.locator("div.cell", has_text=HYPERPARAMETERS).locator(".cell_output").inner_text()
@@ -185,12 +236,19 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, bro
         # a bad value, a misspelled field, an unusable seed, a context longer than the data
         for mistake, expected in reader_mistakes():
             edit(hyper, page, mistake)
-            run(hyper, ERROR)
+            hyper.locator(".thebe-run-button").click()  # wait for this mistake's message, not the last one's
+            hyper.locator(ERROR, has_text=expected).first.wait_for(timeout=RUN_TIMEOUT_MS)
             shown = hyper.locator(".jp-OutputArea").inner_text().strip()
             assert shown == f"ConfigError: {expected}", shown
 
+        # Binder gives a pod one CPU while torch sees every host core: the kernel uses one thread.
+        edit(hyper, page, "import torch\nprint('torch threads:', torch.get_num_threads())")
+        run(hyper, f"{STDOUT}:has-text('torch threads:')")
+        assert hyper.locator(STDOUT).inner_text().strip() == "torch threads: 1"
+
         assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
         assert visit.blocked == [], f"live code asked for outside files: {visit.blocked}"
+        assert any(url.endswith("/_thebe/index.js") for url in visit.fetched), "thebe came from the site"
         context.close()
     log = log_path.read_text()
     assert "Kernel started" in log
@@ -205,13 +263,21 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, thebe_lib, bro
     ("serve_thebe", "message"),
     [
         (True, "Could not reach Binder (mybinder.org). Check your internet connection"),
-        (False, "Could not load the live-code library from unpkg.com. Check your internet connection"),
+        (False, "Could not load the live-code library from this site. Check your internet connection"),
     ],
     ids=["binder-unreachable", "thebe-unreachable"],
 )
-def test_production_page_offline_says_what_went_wrong(sites, thebe_lib, browser, serve_thebe, message):
+def test_production_page_offline_says_what_went_wrong(sites, browser, serve_thebe, message):
     with serve(sites["production"]) as site:
-        context, visit = offline_context(browser, thebe_lib if serve_thebe else None)
+        context, visit = offline_context(browser)
+        thebe_refused = []
+        if not serve_thebe:  # as if the site's copy of thebe could not be fetched
+
+            def refuse(route) -> None:
+                thebe_refused.append(route.request.url)
+                route.abort()
+
+            context.route("**/_thebe/**", refuse)
         page = open_chapter(context, site)
         config = json.loads(page.locator("#live-code-config").text_content())
         repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
@@ -228,6 +294,9 @@ def test_production_page_offline_says_what_went_wrong(sites, thebe_lib, browser,
         assert message in button.inner_text()
         assert "click to try again" in button.inner_text()
         assert button.is_enabled()
+        # A failed connection is retried once by itself before the reader is told; a missing
+        # library is not (it is the site's own file).
+        assert button.get_attribute("data-retried") == ("true" if serve_thebe else None)
 
         assert button.get_attribute("data-attempt") == "1"
         button.click()  # try again: it launches afresh and fails the same readable way
@@ -238,7 +307,10 @@ def test_production_page_offline_says_what_went_wrong(sites, thebe_lib, browser,
         )
         assert message in button.inner_text()
 
-        expected_host = "mybinder.org" if serve_thebe else "unpkg.com"
-        assert any(expected_host in url for url in visit.blocked), visit.blocked
+        if serve_thebe:
+            assert any("mybinder.org" in url for url in visit.blocked), visit.blocked
+            assert not [url for url in visit.blocked if "mybinder.org" not in url], visit.blocked
+        else:
+            assert thebe_refused and all("/_thebe/" in url for url in thebe_refused), thebe_refused
         assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
         context.close()

@@ -127,6 +127,15 @@ def test_no_page_needs_the_internet(crawl):
     assert not problems, f"pages asked for outside resources (blocked here, so broken offline):\n{problems}"
 
 
+def test_live_code_is_served_by_the_site_not_a_cdn(site):
+    """thebe is in the site (``_thebe/``), and no page names unpkg.com, where it used to come from."""
+    assert (site / "_thebe" / "index.js").is_file()
+    named = [
+        p.relative_to(site).as_posix() for p in site.rglob("*.html") if "unpkg.com" in p.read_text("utf-8")
+    ]
+    assert not named, f"pages that name unpkg.com: {named}"
+
+
 def test_every_requested_file_exists_on_the_site(crawl):
     problems = failures(crawl, lambda r: r.visit.failed)
     assert not problems, f"requests to the site that failed:\n{problems}"

