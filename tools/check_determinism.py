@@ -46,12 +46,11 @@ NOT_BUILT = "no cached execution of this source: build the book first (jupyter-b
 # it, and so does this tool) a cached run reports the time it trained in, so they differ only
 # between two fresh trainings.
 TIMINGS = {
-    # attention-model.md, "Training past the ceiling", and the Part IV chapters' runs
-    "training time": re.compile(r".*\btrained for \d+(\.\d)? s\b.*"),
+    # "<which run>: trained for 12.3 s" on a line of its own: attention-model.md's run, the Part IV
+    # chapters' runs and their "Try it" cells (the label holds no digits, so no number hides in it)
+    "training time": re.compile(r"[A-Za-z][A-Za-z ,+-]*: trained for \d+\.\d s"),
     # attention-model.md, "Try it": the reader's own run's wall time
     "try-it run": re.compile(r"\d+ steps in \d+\.\d s"),
-    # the Part IV chapters' runs and "Try it" cells: "... (12.3 s)" at the end of a result line
-    "run time": re.compile(r".*\(\d+(\.\d)? s\)"),
 }
 
 

@@ -12,7 +12,7 @@ from tqdm import tqdm
 from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.errors import ConfigError, DataError
-from selfattn.runs import Rung
+from selfattn.runs import Rung, describe
 from selfattn.training import UNUSED, Progress, fit
 
 DEFAULT = "default: %(default)s"
@@ -66,7 +66,7 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
         tokenizer = load_corpus().tokenizer  # the data first: no progress bar for a run that cannot start
     except DataError as err:
         sys.exit(f"error: {err}")
-    print("\n".join(line for line in str(config).splitlines() if line.split()[0] not in UNUSED[args.kind]))
+    print(describe(args.kind, config))
     bar = tqdm(total=config.max_iters, unit="step", dynamic_ncols=True)
 
     def progress(p: Progress) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from selfattn.config import TrainConfig
+from selfattn.training import UNUSED
 
 # "The bigram model": one table lookup per character.
 BIGRAM = TrainConfig(learning_rate=1e-2, max_iters=3000, eval_interval=300)
@@ -18,6 +19,11 @@ ATTENTION = TrainConfig(n_embd=32, head_size=32, learning_rate=1e-3, max_iters=5
 
 # The "try it" cell of "The attention language model": ten times the learning rate, 500 steps.
 ATTENTION_TRY = replace(ATTENTION, learning_rate=1e-2, max_iters=500, eval_interval=100)
+
+
+def describe(kind: str, config: TrainConfig) -> str:
+    """The fields a ``kind`` model reads, one ``name = value`` line each (as ``str(config)``)."""
+    return "\n".join(line for line in str(config).splitlines() if line.split()[0] not in UNUSED[kind])
 
 
 @dataclass(frozen=True)

@@ -100,22 +100,26 @@ def test_glued_values_are_compared_as_the_pages_show_them():
 
 def test_only_the_declared_timings_may_differ():
     assert len(determinism.TIMINGS) == 2, "declare each timing once, with the cell that prints it"
-    first = notebook(stdout("the attention run took 12.3 s for 5000 steps\n500 steps in 1.2 s\n"))
-    second = notebook(stdout("the attention run took 31.0 s for 5000 steps\n500 steps in 10.9 s\n"))
+    first = notebook(stdout("the attention run: trained for 12.3 s\n500 steps in 1.2 s\n"))
+    second = notebook(stdout("the attention run: trained for 31.0 s\n500 steps in 10.9 s\n"))
     assert determinism.compare("book/x.md", first, second, ("a", "b")) == []
     assert [cell.timings for cell in determinism.cells(first)] == [2]
     for line in (
         "val loss 2.4123 after 5000 steps",  # a number that must not change
-        "the attention run took 12.3 s for 5000 steps, val loss 2.41",  # more than the timing
+        "the attention run: trained for 12.3 s, val loss 2.41",  # more than the timing
+        "4 heads: trained for 12.3 s",  # a number in the label
         "500 steps in 1.2 s (val loss 2.50)",
     ):
         assert determinism.untimed(line) == (line, 0), line
     sources = {path.name: path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
     assert (
-        'print(f"the attention run took {seconds:.1f} s for {config.max_iters} steps")'
+        'print(f"the attention run: trained for {attention_history.seconds:.1f} s")'
         in (sources["attention-model.md"])
     )
-    assert 'print(f"{try_config.max_iters} steps in {seconds:.1f} s")' in sources["attention-model.md"]
+    assert (
+        'print(f"{try_config.max_iters} steps in {try_history.seconds:.1f} s")'
+        in sources["attention-model.md"]
+    )
 
 
 def test_every_chapter_with_code_is_checked():

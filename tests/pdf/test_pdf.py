@@ -274,16 +274,18 @@ def test_the_site_links_to_this_pdf(pdf, built_book):
 
 @pytest.mark.slow
 def test_exercise_solutions_follow_their_exercise(pdf):
-    """Each exercise is printed, then its solution, before the next exercise starts."""
-    source = (ROOT / "book" / "exercises.md").read_text(encoding="utf-8")
-    exercises = re.findall(r"^`{3,}\{exercise\} (.+)\n:label: (\S+)", source, flags=re.M)
-    solved = set(re.findall(r"^`{3,}\{solution(?:-start)?\} (\S+)", source, flags=re.M))
-    assert exercises, "the exercises page has exercises"
-    expected = []
-    for title, label in exercises:
-        expected += [("Exercise", title)] + ([("Solution to Exercise", title)] if label in solved else [])
-    title = first_heading("book/exercises")
-    start = next(page for page, mark in outline(pdf) if norm(mark) == norm(title))
+    """Each exercise is printed, then its solution, before the next exercise starts, in every
+    chapter that has exercises, in the book's order."""
+    expected, first = [], None
+    for chapter in chapters():
+        source = (ROOT / f"{chapter.docname}.md").read_text(encoding="utf-8")
+        exercises = re.findall(r"^`{3,}\{exercise\} (.+)\n:label: (\S+)", source, flags=re.M)
+        solved = set(re.findall(r"^`{3,}\{solution(?:-start)?\} (\S+)", source, flags=re.M))
+        for title, label in exercises:
+            first = first or chapter.title
+            expected += [("Exercise", title)] + ([("Solution to Exercise", title)] if label in solved else [])
+    assert expected, "the book has exercises"
+    start = next(page for page, mark in outline(pdf) if norm(mark) == norm(first))
     text = " ".join(" ".join(pages(pdf)[start - 1 :]).split())
     shown = re.findall(r"(Solution to Exercise|Exercise) [\d.]+ \((.+?)\)(?= )", text)
     assert [(kind, norm(t)) for kind, t in shown] == [(kind, norm(t)) for kind, t in expected]

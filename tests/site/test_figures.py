@@ -443,7 +443,7 @@ def test_latex_build_includes_each_figure_as_a_png(figure_page):
     tex = next(latex.glob("*.tex")).read_text(encoding="utf-8")
     images = re.findall(r"\\sphinxincludegraphics(?:\[[^\]]*\])?\{\{?([^}]+?)\}?\}", tex)
     pngs = [name for name in images if name.endswith(".png") or (latex / f"{name}.png").is_file()]
-    assert len(pngs) == 8, images
+    assert len(pngs) == len(KINDS), images
     for name in pngs:
         path = latex / (name if name.endswith(".png") else f"{name}.png")
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -452,9 +452,9 @@ def test_latex_build_includes_each_figure_as_a_png(figure_page):
 
 def test_the_figures_add_one_script_and_little_data_to_the_page(figure_page):
     weight = figure_weight(figure_page.html.read_text(encoding="utf-8"))
-    assert weight.figures == 8
-    assert weight.code == weight.code_unique < 32_000, "one copy of the script and its stylesheet"
-    assert weight.data < 64_000, "the eight figures' data together"
+    assert weight.figures == len(KINDS)
+    assert weight.code == weight.code_unique < 40_000, "one copy of the script and its stylesheet"
+    assert weight.data < 80_000, "the figures' data together"
 
 
 def test_outputs_work_side_by_side_each_with_its_own_script(browser, figure_cells):
@@ -463,8 +463,8 @@ def test_outputs_work_side_by_side_each_with_its_own_script(browser, figure_cell
     context, visit = offline_context(browser)
     tab = context.new_page()
     tab.set_content("<!doctype html><meta charset='utf-8'>" + "".join(f.to_html() for f in figures.values()))
-    assert tab.locator("script[data-selfattn-figures]").count() == 8
-    assert tab.locator(".sa-fig[data-sa-ready]").count() == 8
+    assert tab.locator("script[data-selfattn-figures]").count() == len(KINDS)
+    assert tab.locator(".sa-fig[data-sa-ready]").count() == len(KINDS)
     assert tab.locator(".sa-fallback").count() == 0
     tab.locator('.sa-fig[data-kind="score-table"]').get_by_role("button", name="3. masked").click()
     assert tab.locator("td.sa-masked").count() == 28
