@@ -13,6 +13,8 @@ TEX_DEBS := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-not
 # Trained runs are kept here and shared by the HTML build, the PDF build and the tests
 # (selfattn/cache.py); the key covers the config, the data and the model and training source.
 RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
+# jupyter-book build, with the chapters executed on every core (tools/build.py)
+BUILD    := $(RUNS) $(BIN)/python -m tools.build -W -n --keep-going
 HAVE_TEX := $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null \
               && fc-list -q FreeSerif && fc-list -q "Noto Serif CJK SC" && echo yes)
 
@@ -30,11 +32,11 @@ ifeq ($(HAVE_TEX),yes)
 else
 	@echo "XeLaTeX not found: building the site without the PDF edition (make pdf says what to install)."
 endif
-	$(RUNS) $(BIN)/jupyter-book build . -W -n --keep-going
+	$(BUILD)
 
 ## pdf: build the PDF edition into $(PDF)
 pdf: tex-check $(STAMP)
-	$(RUNS) $(BIN)/jupyter-book build . --builder pdflatex -W -n --keep-going
+	$(BUILD) --builder pdflatex
 	@ls -l $(PDF)
 
 tex-check:

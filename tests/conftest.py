@@ -16,6 +16,9 @@ import pytest
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, HTML, PDF
 from tools import ROOT
 
+# The strict build, as `make book` runs it: every chapter executed, on every core (tools/build.py).
+BUILD = [sys.executable, "-m", "tools.build", "-W", "-n", "--keep-going"]
+
 # Trained runs are shared with the book's build, as `make test` does (selfattn/cache.py).
 os.environ.setdefault("SELFATTN_RUN_CACHE", str(ROOT / "_build" / "runs"))
 
@@ -70,11 +73,10 @@ def built_pdf() -> PdfBuild:
     """
     if not (shutil.which("xelatex") and shutil.which("latexmk")):
         return PdfBuild(None, 0, "xelatex or latexmk is not installed", 0.0)
-    jb = Path(sys.executable).with_name("jupyter-book")
     PDF.unlink(missing_ok=True)  # latexmk skips an unchanged document: make it write a fresh PDF
     start = time.time()
     result = subprocess.run(
-        [str(jb), "build", str(ROOT), "--builder", "pdflatex", "-W", "-n", "--keep-going"],
+        [*BUILD, "--builder", "pdflatex"],
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -91,9 +93,8 @@ def built_book(built_pdf) -> Path:
     Like ``make book``, the PDF edition is built first (when XeLaTeX is installed), so the
     site tested is the one published, with its link to the PDF.
     """
-    jb = Path(sys.executable).with_name("jupyter-book")
     result = subprocess.run(
-        [str(jb), "build", str(ROOT), "-W", "-n", "--keep-going"],
+        BUILD,
         capture_output=True,
         text=True,
         cwd=ROOT,

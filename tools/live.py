@@ -39,8 +39,8 @@ def build_site(output: Path, toc: Path | None = None, local_server: bool = True,
     With ``local_server`` the pages' live code asks this tool for a Jupyter server; without, it
     uses Binder, as the published site does.
     """
-    command = [str(Path(sys.executable).with_name("jupyter-book")), "build", str(ROOT)]
-    command += ["--path-output", str(output)] + (["--toc", str(toc)] if toc else [])
+    command = [sys.executable, "-m", "tools.build", "--path-output", str(output)]
+    command += ["--toc", str(toc)] if toc else []
     env = {name: value for name, value in os.environ.items() if name != SERVER_INFO_ENV}
     if local_server:
         env[SERVER_INFO_ENV] = SERVER_INFO

@@ -108,3 +108,40 @@ def block_input(model: nn.Module, idx: torch.Tensor, layer: int = 0) -> torch.Te
     finally:
         hook.remove()
     return seen["x"]  # (B, T, C)
+
+
+@torch.no_grad()
+def gpt_trace(model: nn.Module, idx: torch.Tensor, layer: int = 0) -> dict[str, torch.Tensor]:
+    """Run a GPT model on ``idx`` (B, T) and keep what block ``layer``'s parts and the output saw.
+
+    Hooks on the model's own layers, not a re-implementation: ``x`` is the
+    block's input, ``wei`` the attention weights of every head at once, ``mid``
+    the residual stream between the block's two additions.
+    """
+    block = model.blocks[layer]
+    seen: dict[str, torch.Tensor] = {}
+
+    def keep(module: nn.Module, name: str, inputs: bool = False):
+        return module.register_forward_hook(lambda m, i, o: seen.update({name: i[0] if inputs else o}))
+
+    hooks = [
+        keep(block, "x", inputs=True),
+        keep(block.ln1, "ln1"),
+        keep(block.sa.query, "q"),
+        keep(block.sa.attn_dropout, "wei", inputs=True),
+        keep(block.sa, "sa"),
+        keep(block.ln2, "mid", inputs=True),
+        keep(block.ln2, "ln2"),
+        keep(block.ffwd.net[0], "hidden"),
+        keep(block.ffwd, "ffwd"),
+        keep(block, "block"),
+        keep(model.ln_f, "ln_f"),
+    ]
+    try:
+        seen["logits"], _ = model(idx)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    # x, ln1, q, sa, mid, ln2, ffwd, block, ln_f: (B, T, C); wei: (B, nh, T, T); hidden: (B, T, 4C);
+    # logits: (B, T, vocab_size)
+    return seen

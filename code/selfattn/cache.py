@@ -5,7 +5,9 @@ When ``SELFATTN_RUN_CACHE`` names a folder (the book's build and tests set it to
 what it trains. A run's key is a hash of the model kind, the config, the data's
 checksum, torch's version and the code (not the comments or docstrings) of every
 module that builds or trains a model, so a change to any of them trains afresh.
-Files are written atomically, so two processes building at once are safe.
+Files are written atomically, and a process about to train a run first claims
+its key (:func:`claimed`), so when two processes build at once (the book's
+chapters execute in parallel) one trains and the other waits and loads.
 ``SELFATTN_NO_CACHE=1`` turns the cache off; without the variable (a reader's
 notebook) nothing is cached, and the scripts always train.
 """
@@ -16,6 +18,8 @@ import ast
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -23,6 +27,11 @@ import torch
 
 from selfattn.config import TrainConfig
 from selfattn.data import TINY_SHAKESPEARE
+
+try:
+    import fcntl
+except ImportError:  # Windows: no claims; two processes may then train the same run
+    fcntl = None
 
 CACHE_ENV = "SELFATTN_RUN_CACHE"
 OFF_ENV = "SELFATTN_NO_CACHE"
@@ -97,3 +106,13 @@ def save(folder: Path, key: str, model: torch.nn.Module, history) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def claimed(folder: Path, key: str) -> Iterator[None]:
+    """Hold the key's lock inside the block: another process claiming it waits until we leave."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f".{key}.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        yield

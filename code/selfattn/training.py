@@ -181,13 +181,15 @@ def fit(
     corpus = load_corpus()
     model = make_model(kind, corpus.tokenizer.vocab_size, config)
     folder = cache.cache_folder() if reuse and device == "cpu" else None
+    if folder is None:
+        model.to(device)
+        return model, train(model, corpus.train, corpus.val, config, progress)
     key = cache.run_key(kind, config)
-    saved = cache.load(folder, key) if folder else None
-    if saved is not None:
-        model.load_state_dict(saved["state_dict"])
-        return model.to(device), History(**saved["history"])
-    model.to(device)
-    history = train(model, corpus.train, corpus.val, config, progress)
-    if folder:
+    with cache.claimed(folder, key):  # a run another process is training: wait for it
+        saved = cache.load(folder, key)
+        if saved is not None:
+            model.load_state_dict(saved["state_dict"])
+            return model, History(**saved["history"])
+        history = train(model, corpus.train, corpus.val, config, progress)
         cache.save(folder, key, model, history)
     return model, history

@@ -8,8 +8,10 @@ package's own source.
 from __future__ import annotations
 
 import pytest
+import torch
 
-from selfattn import fit
+from selfattn import fit, load_corpus, make_model
+from selfattn.anatomy import gpt_trace
 from selfattn.gpt import Block, CausalSelfAttention, FeedForward, GPTLanguageModel, MultiHeadAttention
 from selfattn.runs import LADDER
 from tests.helpers import chapter, figure_alts, shows_source
@@ -82,3 +84,24 @@ def test_small_gpt_page(built_book, ladder):
     assert "GPT-2 small: 124,439,808" in text
     assert "the lecture's GPU-scale GPT: 10,788,929" in text
     assert "same as Head: True" in text and "same output in eval(): True" in text
+
+
+@pytest.mark.slow
+def test_small_gpt_chart_shows_the_shapes_of_a_real_forward_pass(built_book):
+    c = LADDER["small-gpt"].config
+    model = make_model("gpt", load_corpus().tokenizer.vocab_size, c)
+    seen = gpt_trace(model, torch.zeros(c.batch_size, c.block_size, dtype=torch.long))
+    path, text = chapter(built_book, "small-gpt")
+    printed = " ".join(text.split())
+    assert [name for name, t in seen.items() if f"{name}: {tuple(t.shape)}" not in printed] == []
+    [alt] = [alt for alt in figure_alts(path) if "one block" in alt]
+    claims = [
+        f"{c.batch_size} snippets of {c.block_size} characters",
+        f"runs {c.n_layer} in a row",
+        f"{c.n_head} heads",
+        f"weights of shape {tuple(seen['wei'].shape)}",
+        f"from {c.n_embd} to {tuple(seen['hidden'].shape)[-1]}",
+        f"carries {tuple(seen['x'].shape)}",
+        f"logits are {tuple(seen['logits'].shape)}",
+    ]
+    assert [claim for claim in claims if claim not in alt] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
@@ -70,3 +71,10 @@ def test_nothing_is_kept_without_the_variable(tmp_path, monkeypatch):
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
     monkeypatch.setenv(cache.OFF_ENV, "1")
     assert cache.cache_folder() is None
+
+
+def test_two_processes_wanting_one_run_train_it_once(runs):
+    with ThreadPoolExecutor(2) as pool:  # each claim opens the lock file anew, as a process does
+        (_, first), (_, second) = pool.map(lambda _: fit("attention", SHORT), range(2))
+    assert first.seconds == second.seconds, "the second loaded what the first trained"
+    assert len(list(runs.glob("*.pt"))) == 1

@@ -1,0 +1,70 @@
+"""How long the book takes to build: cold, warm, and after a prose edit.
+
+Clones the repository's last commit into a temporary folder and builds it there as ``make book``
+does (the PDF edition when XeLaTeX is installed, then the site, both with ``tools.build``), using
+this Python environment:
+
+- **cold**: the fresh clone, with empty caches: every chapter executed, every model trained;
+- **warm**: the same again, nothing changed;
+- **prose edit**: after a sentence is added to the text of one chapter.
+
+    python -m benchmarks.build_time [--keep]
+
+Prints each time next to its budget and exits 1 if any is over it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tools import ROOT
+
+BUDGETS_S = {"cold": 600.0, "warm": 45.0, "prose edit": 90.0}
+EDITED = "book/bigram.md"  # the chapter whose prose the third build changes
+SENTENCE = "\nA sentence added to time a rebuild after an edit of the prose.\n"
+
+
+def build(clone: Path) -> float:
+    """Build ``clone`` as ``make book`` does; return the wall time in seconds."""
+    env = dict(os.environ, SELFATTN_RUN_CACHE=str(clone / "_build" / "runs"), PYTHONPATH=str(clone / "code"))
+    command = [sys.executable, "-m", "tools.build", "-W", "-n", "--keep-going"]
+    builds = [command + ["--builder", "pdflatex"], command] if shutil.which("xelatex") else [command]
+    start = time.perf_counter()
+    for args in builds:
+        result = subprocess.run(args, cwd=clone, env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"build failed in {clone}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--keep", action="store_true", help="keep the clone and its build")
+    args = parser.parse_args(argv)
+    folder = Path(tempfile.mkdtemp(prefix="selfattn-build-"))
+    clone = folder / "book"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    try:
+        times = {"cold": build(clone), "warm": build(clone)}
+        with open(clone / EDITED, "a", encoding="utf-8") as chapter:
+            chapter.write(SENTENCE)
+        times["prose edit"] = build(clone)
+    finally:
+        if not args.keep:
+            shutil.rmtree(folder)
+    print(f"{'build':<12}{'seconds':>9}{'budget':>9}")
+    for name, seconds in times.items():
+        over = seconds > BUDGETS_S[name]
+        print(f"{name:<12}{seconds:>9.0f}{BUDGETS_S[name]:>9.0f}{'  OVER' if over else ''}")
+    return 1 if any(times[name] > BUDGETS_S[name] for name in times) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
