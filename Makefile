@@ -47,7 +47,7 @@ tex-check:
 
 ## test: install into .venv and run every test (builds the book too)
 test: $(STAMP)
-	$(RUNS) $(BIN)/python -m pytest -ra
+	$(RUNS) $(BIN)/python -m pytest -ra --durations=15
 
 ## live: build the site into _build/live with its live code on a local Jupyter server
 ## (127.0.0.1, random token, only this site's origin allowed), serve it and print the URL

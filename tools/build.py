@@ -7,20 +7,29 @@ itself, and hands each process one chapter at a time instead of Sphinx's batches
 of ten, so a chapter that trains for minutes does not hold up the rest of its
 batch. Two chapters that need the same trained model do not both train it: the
 run cache lets one train while the other waits (``selfattn.cache.claimed``).
+
+Jupyter Book re-executes a chapter when its code cells change, not when the
+package they import does; so when any file of ``code/selfattn`` changed since
+the last build, this clears the execution cache first and every chapter runs
+again (trained models stay in the run cache unless their own code changed).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import shutil
 import sys
 from collections.abc import Sequence
 from functools import partial
+from pathlib import Path
 
 import jupyter_book.sphinx
 import sphinx.builders
 from jupyter_book.cli.main import main as jupyter_book_cli
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "code" / "selfattn"
 
 
 def one_chapter_each(docnames: Sequence[str], nproc: int, maxbatch: int = 10) -> list[list[str]]:
@@ -28,10 +37,32 @@ def one_chapter_each(docnames: Sequence[str], nproc: int, maxbatch: int = 10) ->
     return [[name] for name in docnames]
 
 
+def package_digest() -> str:
+    """A hash of every file of the package the chapters import."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in PACKAGE.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def forget_executions_of_another_package(build: Path) -> None:
+    """Clear ``build``'s execution cache if it holds outputs of another version of the package."""
+    cache, stamp = build / ".jupyter_cache", build / ".package.sha256"
+    digest = package_digest()
+    if cache.exists() and (not stamp.is_file() or stamp.read_text() != digest):
+        print("The package changed since the last build: every chapter is executed again.")
+        shutil.rmtree(cache)
+    build.mkdir(parents=True, exist_ok=True)
+    stamp.write_text(digest)
+
+
 def main(argv: Sequence[str]) -> None:
+    argv = list(argv)
+    output = Path(argv[argv.index("--path-output") + 1]) if "--path-output" in argv else ROOT
+    forget_executions_of_another_package(output / "_build")
     jupyter_book.sphinx.build_sphinx = partial(jupyter_book.sphinx.build_sphinx, jobs=os.cpu_count())
     sphinx.builders.make_chunks = one_chapter_each
-    jupyter_book_cli(["build", ROOT, *argv])
+    jupyter_book_cli(["build", str(ROOT), *argv])
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ EXPECTED = {
     "deep-plain": (2.282, None),
     "residual": (2.076, 2.08),
     "layernorm": (2.068, 2.06),
+    "small-gpt": (1.798, None),
 }
 
 
