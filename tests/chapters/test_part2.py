@@ -22,6 +22,7 @@ from selfattn import (
     fit,
     get_batch,
     make_model,
+    training,
 )
 from selfattn.anatomy import model_stages, stages, trace
 from tests.helpers import chapter, figure_alts, shows_source
@@ -197,6 +198,7 @@ def test_bigram_page_shows_the_runs_loss_and_the_packages_model(built_book, bigr
     assert f"settles at {bigram[1].final_val:.3f}" in text
     assert "4,225" in text
     assert shows_source(path, BigramLanguageModel), "the page shows the package's model, unchanged"
+    assert shows_source(path, training._train), "the page shows the training loop every model uses"
 
 
 @pytest.mark.slow
