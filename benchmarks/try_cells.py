@@ -23,7 +23,7 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
-from tools import ROOT
+from tools import CELL_TIMEOUT, ROOT
 
 BUDGET_S = 20.0
 TRY_MARK = "# Hyperparameters:"
@@ -57,7 +57,7 @@ def cell_seconds(cell: nbformat.NotebookNode) -> float:
 
 def time_try_cells(path: Path) -> float:
     notebook, tried = try_notebook(path)
-    NotebookClient(notebook, timeout=900, kernel_name="python3", record_timing=True).execute(
+    NotebookClient(notebook, timeout=CELL_TIMEOUT, kernel_name="python3", record_timing=True).execute(
         cwd=str(path.parent)
     )
     return sum(cell_seconds(notebook.cells[i]) for i in tried)

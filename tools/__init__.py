@@ -14,4 +14,8 @@ pytest finds them there too (``pythonpath`` in pyproject.toml).
 
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[1]
+# How long one cell may run, as the book's build allows (_config.yml).
+CELL_TIMEOUT = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["execute"]["timeout"]

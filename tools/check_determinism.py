@@ -32,11 +32,10 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from tools import ROOT
+from tools import CELL_TIMEOUT, ROOT
 
 BOOK = ROOT / "book"
 CACHE = ROOT / "_build" / ".jupyter_cache"
-TIMEOUT = 600  # seconds per cell, as in _config.yml
 NOT_BUILT = "no cached execution of this source: build the book first (jupyter-book build .)"
 
 # The only output lines allowed to differ between two executions: wall-clock timings, each
@@ -102,7 +101,7 @@ def execute(path: Path):
 
     nb = read(path)
     NotebookClient(
-        nb, timeout=TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute()
     return nb
 
