@@ -33,18 +33,16 @@ once.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import posixpath
 import re
 import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import sphinx_thebe
+from npm_package import CACHE, npm_package
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
@@ -52,7 +50,7 @@ THEBE_VERSION = "0.9.3"
 # SHA-256 of the npm registry's tarball thebe-0.9.3.tgz (its npm integrity is sha512-Rb/7kVht...).
 THEBE_SHA256 = "4777b3f0c5dcee04b3e5a99fd918a9cf7cb91c3208159af2f1fb54b3c27d0899"
 # thebe's package, unpacked under node_modules/.cache (git-ignored; `npm install` leaves it alone).
-THEBE_CACHE = Path(__file__).resolve().parents[1] / "node_modules" / ".cache" / f"thebe-{THEBE_VERSION}"
+THEBE_CACHE = CACHE / f"thebe-{THEBE_VERSION}"
 THEBE_SITE_DIR = "_thebe"  # the site's copy of thebe's lib/ folder
 THEBE_URL = f"{THEBE_SITE_DIR}/index.js"
 DEFAULT_BINDERHUB = "https://mybinder.org"
@@ -63,30 +61,7 @@ STATIC = Path(__file__).with_name("live_code_static")
 
 def thebe_lib(cache: Path = THEBE_CACHE) -> Path:
     """thebe's ``lib`` folder from its npm package, fetched with npm (and checked) on first use."""
-    if not (cache / "lib" / "index.js").is_file():
-        npm = shutil.which("npm")
-        if npm is None:
-            raise RuntimeError(f"live code: fetching thebe {THEBE_VERSION} needs npm (apt-get install npm)")
-        with tempfile.TemporaryDirectory() as tmp:
-            command = [npm, "pack", f"thebe@{THEBE_VERSION}", "--silent"]
-            subprocess.run(command, cwd=tmp, check=True, stdout=subprocess.DEVNULL)
-            packed = Path(tmp) / f"thebe-{THEBE_VERSION}.tgz"
-            digest = hashlib.sha256(packed.read_bytes()).hexdigest()
-            if digest != THEBE_SHA256:
-                raise RuntimeError(f"live code: {packed.name} has SHA-256 {digest}, expected {THEBE_SHA256}")
-            unpacked = Path(tmp) / "package"
-            unpacked.mkdir()
-            subprocess.run(
-                ["tar", "-xzf", str(packed), "--strip-components=1", "-C", str(unpacked)], check=True
-            )
-            shutil.rmtree(cache, ignore_errors=True)
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            shutil.move(str(unpacked), cache)
-    if json.loads((cache / "package.json").read_text())["version"] != THEBE_VERSION:
-        raise RuntimeError(
-            f"live code: {cache} does not hold thebe {THEBE_VERSION}; delete it to fetch again"
-        )
-    return cache / "lib"
+    return npm_package("thebe", THEBE_VERSION, THEBE_SHA256, cache) / "lib"
 
 
 def _site_files(lib: Path) -> list[Path]:

@@ -2,7 +2,7 @@
 
 Every page is opened on a first visit (empty cache) in headless Chromium with all outside traffic
 blocked, and every file the page fetched is counted at its size on disk, by kind: the HTML, its
-scripts and style sheets, fonts, images, and data (search index, MathJax's on-demand pieces, ...).
+scripts and style sheets, fonts, images, and data (the search index, ...).
 The measuring is ``tools.page_weight``'s, the same that tests/site/test_site.py holds to the budget.
 
     python -m benchmarks.page_weight [SITE]      # SITE defaults to _build/html
@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from tools import ROOT
-from tools.page_weight import PAGE_BUDGET, SITE_BUDGET, measure, over_budget, site_size, table
+from tools.page_weight import GZIP_BUDGET, PAGE_BUDGET, SITE_BUDGET, measure, over_budget, site_size, table
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,9 +34,16 @@ def main(argv: list[str] | None = None) -> int:
     print("gzip: the same files as a compressing server sends them\n")
     print(table(weights))
     heaviest = max(weights, key=lambda name: weights[name]["total"])
-    print(f"\npages: {len(weights)}; heaviest: {heaviest} at {weights[heaviest]['total'] / 1e6:.2f} MB")
-    print(f"whole site: {total / 1e6:.1f} MB in {files:,} files")
-    print(f"budget: {PAGE_BUDGET / 1e6:.1f} MB a page, {SITE_BUDGET / 1e6:.0f} MB the site")
+    row = weights[heaviest]
+    print(
+        f"\npages: {len(weights)}; heaviest: {heaviest} at {row['total'] / 1e6:.2f} MB "
+        f"({row['gzip'] / 1e6:.2f} MB gzipped)"
+    )
+    print(f"whole site (without the PDF): {total / 1e6:.1f} MB in {files:,} files")
+    print(
+        f"budget: {PAGE_BUDGET / 1e6:.1f} MB a page ({GZIP_BUDGET / 1e6:.1f} MB gzipped), "
+        f"{SITE_BUDGET / 1e6:.0f} MB the site"
+    )
     problems = over_budget(weights, total)
     for problem in problems:
         print("OVER BUDGET:", problem)

@@ -363,7 +363,7 @@
       mountRunAllButton: true,
       mountRestartButton: true,
       mountRestartAllButton: false, // thebe 0.9.3's "restart & run all" does not restart
-      // No MathJax 2 from cdnjs: the page already has MathJax 3, which it would replace.
+      // No MathJax 2 from cdnjs: the page's math is typeset when the book is built.
       mathjaxUrl: "",
       codeMirrorConfig: {
         mode: "python",

@@ -30,7 +30,7 @@ from tools.serve import serve
 
 pytestmark = pytest.mark.slow
 
-# What the page shows a reader: every image's state, and math that MathJax left untouched.
+# What the page shows a reader: every image's state, every formula as typeset, every icon.
 PROBE = r"""() => {
     const images = [...document.images].map((img) => ({
         src: img.getAttribute("src"),
@@ -39,11 +39,21 @@ PROBE = r"""() => {
     }));
     const math = [...document.querySelectorAll("span.math, div.math")];
     const untypeset = math
-        .filter((el) => !el.querySelector("mjx-container"))
+        .filter((el) => !el.querySelector("math"))
         .map((el) => el.textContent.trim().slice(0, 80));
-    const mathErrors = [...document.querySelectorAll("mjx-merror")].map((el) =>
-        (el.getAttribute("data-mjx-error") || el.textContent).slice(0, 80));
-    const skip = "pre, code, script, style, textarea, mjx-container, .highlight";
+    // A typeset formula's text: what it draws and its MathML (both renderers give screen readers
+    // MathML), without the TeX source the MathML carries as an annotation.
+    const typesetText = (el) => {
+        const copy = el.cloneNode(true);
+        copy.querySelectorAll("annotation").forEach((a) => a.remove());
+        return copy.textContent.replace(/\s+/g, " ").trim();
+    };
+    const backslashes = math
+        .filter((el) => el.querySelector("math") && typesetText(el).includes("\\"))
+        .map((el) => typesetText(el).slice(0, 80));
+    const mathErrors = [...document.querySelectorAll(".katex-error, merror, mjx-merror")].map((el) =>
+        (el.getAttribute("title") || el.getAttribute("data-mjx-error") || el.textContent).slice(0, 80));
+    const skip = "pre, code, script, style, textarea, .katex, mjx-container, .highlight";
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     const rawTex = [];
     const pattern = /\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\(frac|sqrt|sum|mathbf|mathrm|cdot|times)\b/;
@@ -52,7 +62,20 @@ PROBE = r"""() => {
             rawTex.push(node.textContent.trim().slice(0, 80));
         }
     }
-    return {images, mathCount: math.length, untypeset, mathErrors, rawTex};
+    // Icons on screen, drawn by the theme's CSS (a ::before glyph) in a Font Awesome web font.
+    const loadedFonts = [...document.fonts].filter((f) => f.status === "loaded").map((f) => f.family);
+    const icons = [...document.querySelectorAll(".fa, .fas, .far, .fab, .fa-solid, .fa-regular, .fa-brands")]
+        .filter((el) => el.getClientRects().length > 0)
+        .map((el) => {
+            const glyph = getComputedStyle(el, "::before");
+            const family = glyph.fontFamily.split(",")[0].replace(/["']/g, "").trim();
+            return {
+                name: el.className,
+                drawn: !["none", "normal", '""'].includes(glyph.content) && el.offsetWidth > 0,
+                fontLoaded: loadedFonts.some((f) => f.replace(/["']/g, "") === family),
+            };
+        });
+    return {images, mathCount: math.length, untypeset, backslashes, mathErrors, rawTex, icons};
 }"""
 
 # The content figures of a page: images in the article body (not logos or icons).
@@ -155,17 +178,35 @@ def test_every_image_loads_and_has_alt_text(crawl):
 
 
 def test_every_formula_is_typeset(crawl):
+    """Typeset, with no math error and no backslash left in what it shows (``\\text{a\\_b}``)."""
+
     def raw_math(report: PageReport) -> list[str]:
         probe = report.probe
         return (
             [f"not typeset: {t}" for t in probe["untypeset"]]
-            + [f"MathJax error: {t}" for t in probe["mathErrors"]]
+            + [f"math error: {t}" for t in probe["mathErrors"]]
+            + [f"shows a backslash: {t}" for t in probe["backslashes"]]
             + [f"raw TeX in text: {t}" for t in probe["rawTex"]]
         )
 
     problems = failures(crawl, raw_math)
     assert not problems, f"math the reader sees as TeX:\n{problems}"
     assert any(report.probe["mathCount"] for report in crawl.values()), "the check saw no math at all"
+
+
+def test_every_icon_is_drawn_in_its_web_font(crawl):
+    """The theme's icons show with no icon script: a glyph from its CSS, in a loaded web font."""
+
+    def blank_icons(report: PageReport) -> list[str]:
+        return [
+            f"{icon['name']}: " + ("no glyph" if not icon["drawn"] else "its font did not load")
+            for icon in report.probe["icons"]
+            if not (icon["drawn"] and icon["fontLoaded"])
+        ]
+
+    problems = failures(crawl, blank_icons)
+    assert not problems, f"icons a reader does not see:\n{problems}"
+    assert all(report.probe["icons"] for report in crawl.values()), "a page shows no icon at all"
 
 
 def search(browser, server, term: str) -> list[str]:
@@ -306,5 +347,5 @@ def test_pages_stay_within_the_weight_budget(site, crawl):
 
 def test_the_readme_states_the_budget_the_tests_enforce():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for limit in (page_weight.PAGE_BUDGET, page_weight.SITE_BUDGET):
+    for limit in (page_weight.PAGE_BUDGET, page_weight.GZIP_BUDGET, page_weight.SITE_BUDGET):
         assert f"{limit / 1e6:g} MB" in readme, f"README does not state the {limit / 1e6:g} MB budget"

