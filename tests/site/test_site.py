@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests.helpers import code_blocks
 from tools import ROOT, page_weight
 from tools.browser import Visit, first_visit
 from tools.serve import serve
@@ -349,3 +350,12 @@ def test_the_readme_states_the_budget_the_tests_enforce():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for limit in (page_weight.PAGE_BUDGET, page_weight.GZIP_BUDGET, page_weight.SITE_BUDGET):
         assert f"{limit / 1e6:g} MB" in readme, f"README does not state the {limit / 1e6:g} MB budget"
+
+
+def test_visible_code_teaches_and_the_builds_bookkeeping_stays_hidden(site):
+    """glue() calls record numbers for the prose; they run in hidden cells, never in the code shown."""
+    shown = {
+        page.stem: [block for block in code_blocks(page) if "glue(" in block or "myst_nb" in block]
+        for page in sorted((site / "book").glob("*.html"))
+    }
+    assert {name: blocks for name, blocks in shown.items() if blocks} == {}
