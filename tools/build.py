@@ -11,7 +11,8 @@ run cache lets one train while the other waits (``selfattn.cache.claimed``).
 Jupyter Book re-executes a chapter when its code cells change, not when the
 package they import does; so when any file of ``code/selfattn`` changed since
 the last build, this clears the execution cache first and every chapter runs
-again (trained models stay in the run cache unless their own code changed).
+again (trained models stay in the run cache unless their own code changed). It
+also creates that cache's database before the parallel processes start.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from pathlib import Path
 import jupyter_book.sphinx
 import sphinx.builders
 from jupyter_book.cli.main import main as jupyter_book_cli
+from jupyter_cache import get_cache
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "code" / "selfattn"
@@ -45,21 +47,25 @@ def package_digest() -> str:
     return digest.hexdigest()
 
 
-def forget_executions_of_another_package(build: Path) -> None:
-    """Clear ``build``'s execution cache if it holds outputs of another version of the package."""
+def prepare_execution_cache(build: Path) -> None:
+    """Make ``build``'s execution cache before the chapters are read in parallel.
+
+    Outputs of another version of the package are forgotten. The cache's database is
+    created here, once: two processes creating it at the same moment can collide.
+    """
     cache, stamp = build / ".jupyter_cache", build / ".package.sha256"
     digest = package_digest()
     if cache.exists() and (not stamp.is_file() or stamp.read_text() != digest):
         print("The package changed since the last build: every chapter is executed again.")
         shutil.rmtree(cache)
-    build.mkdir(parents=True, exist_ok=True)
+    get_cache(cache).db  # noqa: B018 (creates the database, once)
     stamp.write_text(digest)
 
 
 def main(argv: Sequence[str]) -> None:
     argv = list(argv)
     output = Path(argv[argv.index("--path-output") + 1]) if "--path-output" in argv else ROOT
-    forget_executions_of_another_package(output / "_build")
+    prepare_execution_cache(output / "_build")
     jupyter_book.sphinx.build_sphinx = partial(jupyter_book.sphinx.build_sphinx, jobs=os.cpu_count())
     sphinx.builders.make_chunks = one_chapter_each
     jupyter_book_cli(["build", str(ROOT), *argv])
