@@ -4,6 +4,7 @@ checked against the package's runs on the built pages."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -41,14 +42,47 @@ def test_recap_labels_the_diagram_with_measured_shapes(built_book):
 def test_every_exercise_has_an_executed_solution_right_after_it(built_book):
     path, _ = chapter(built_book, "exercises")
     html = path.read_text(encoding="utf-8")
-    blocks = re.findall(r'<div class="(exercise|solution dropdown) admonition" id="([^"]+)"', html)
+    blocks = re.findall(r'<div class="(exercise|solution dropdown)[^"]* admonition" id="([^"]+)"', html)
     kinds = [kind for kind, _ in blocks]
-    assert len(kinds) >= 13
+    assert len(kinds) >= 18
     assert kinds == ["exercise", "solution dropdown"] * (len(kinds) // 2)
     solutions = re.split(r'<div class="solution dropdown admonition"', html)[1:]
     for solution in solutions:
-        body = solution.split('<div class="exercise admonition"')[0]
+        body = re.split(r'<div class="exercise[^"]* admonition"', solution)[0]
         assert "cell_output" in body, "each solution shows the output of its code"
+
+
+def exercises(page: Path) -> list[tuple[list[str], str]]:
+    """Each exercise on a built page: its classes, and its HTML up to the next exercise or the
+    next heading (the exercise, then its solution)."""
+    html = page.read_text(encoding="utf-8")
+    found = []
+    for piece in re.split(r'(?=<div class="exercise[^"]* admonition")', html)[1:]:
+        classes = re.match(r'<div class="([^"]*)"', piece).group(1).split()
+        found.append((classes, re.split(r"<h[1-6]\b", piece)[0]))
+    return found
+
+
+def test_the_book_has_19_exercises_with_solutions_and_6_ask_for_code(built_book):
+    """Every exercise in the book is followed by its solution with executed output; the ones that
+    ask the reader to write code carry the class ``write-code`` and say "Write code"."""
+    total, write_code = 0, 0
+    for page in sorted((built_book / "book").glob("*.html")):
+        for classes, html in exercises(page):
+            total += 1
+            exercise, _, solution = html.partition('<div class="solution dropdown admonition"')
+            assert solution, f"{page.name}: an exercise without its solution right after it"
+            assert "cell_output" in solution, f"{page.name}: a solution without executed output"
+            if "write-code" in classes:
+                write_code += 1
+                assert "Write code." in reader_text_of(exercise), f"{page.name}: unmarked in words"
+    assert total >= 19
+    assert write_code >= 6
+
+
+def reader_text_of(html: str) -> str:
+    """A piece of a page as its reader sees it: tags removed, whitespace collapsed."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split())
 
 
 def test_references_list_the_works_cited(built_book):
