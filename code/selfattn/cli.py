@@ -70,10 +70,10 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
     bar = tqdm(total=config.max_iters, unit="step", dynamic_ncols=True)
 
     def progress(p: Progress) -> None:
-        bar.set_postfix(train=f"{p.train_loss:.3f}", val=f"{p.val_loss:.3f}", refresh=False)
-        bar.update(p.step - bar.n)
-        if p.evaluated:
+        if p.evaluated:  # the losses change only here
+            bar.set_postfix(train=f"{p.train_loss:.3f}", val=f"{p.val_loss:.3f}", refresh=False)
             tqdm.write(f"step {p.step:5d}: train loss {p.train_loss:.4f}, val loss {p.val_loss:.4f}")
+        bar.update(p.step - bar.n)
 
     model, history = fit(args.kind, config, progress, args.device, reuse=False)  # always train
     bar.close()
