@@ -23,9 +23,9 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
+from selfattn.runs import TRY_SECONDS
 from tools import CELL_TIMEOUT, ROOT
 
-BUDGET_S = 20.0
 TRY_MARK = "# Hyperparameters:"
 TRAIN_FOR_REAL = 'import os\nos.environ["SELFATTN_NO_CACHE"] = "1"'
 
@@ -74,8 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'chapter':<26}{'seconds':>9}{'budget':>9}")
     for path in paths:
         seconds = time_try_cells(path)
-        over += seconds > BUDGET_S
-        print(f"{path.stem:<26}{seconds:>9.1f}{BUDGET_S:>9.0f}{'  OVER' if seconds > BUDGET_S else ''}")
+        over += seconds > TRY_SECONDS
+        print(f"{path.stem:<26}{seconds:>9.1f}{TRY_SECONDS:>9.0f}{'  OVER' if seconds > TRY_SECONDS else ''}")
     return 1 if over else 0
 
 

@@ -17,6 +17,10 @@ BIGRAM = TrainConfig(learning_rate=1e-2, max_iters=3000, eval_interval=300)
 # Part II: token and position embeddings and one causal head, n_embd = head_size = 32.
 ATTENTION = TrainConfig(n_embd=32, head_size=32, learning_rate=1e-3, max_iters=5000, eval_interval=500)
 
+# Each chapter's "try it" cell trains a short run sized to finish within this many seconds on one
+# CPU core (benchmarks/try_cells.py times every one against it).
+TRY_SECONDS = 20
+
 # The "try it" cell of "The attention language model": ten times the learning rate, 500 steps.
 ATTENTION_TRY = replace(ATTENTION, learning_rate=1e-2, max_iters=500, eval_interval=100)
 

@@ -3,7 +3,6 @@ and on the built pages."""
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 
@@ -80,19 +79,14 @@ def test_prerequisites_page_shows_its_computed_numbers_and_errors(built_book):
         "at non-singleton dimension 1",
         "shape '[5, 2]' is invalid for input of size 12",
         "(4x5 and 3x2)",
-        "same logits as model(idx): True",
     ]:
         assert message in text
     assert _number_after(text, "doubled the gradient (ratio") == 2.0
     with_zero_grad = _number_after(text, "instead of")
     without = _number_after(text, "ends at a loss of")
     assert without > 10 * with_zero_grad, "forgetting zero_grad visibly hurts"
-    spread = _number_after(text, "the scores spread by")
-    assert abs(spread - math.sqrt(32)) < 0.3
-    assert _number_after(text, "averages") > 0.7
-    assert _number_after(text, "stays near") < 0.45
     alts = figure_alts(path)
-    assert len(alts) == 10 and all(len(alt) > 40 for alt in alts), "every figure has real alt text"
+    assert len(alts) == 9 and all(len(alt) > 40 for alt in alts), "every figure has real alt text"
 
 
 @pytest.mark.slow
