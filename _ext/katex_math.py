@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
+import time
 from collections.abc import Callable
 from pathlib import Path
+from subprocess import PIPE, Popen
 from typing import Any
 
 import sphinxcontrib.katex as katex
@@ -38,6 +41,9 @@ SITE_DIR = "katex"  # under _static
 # Each @font-face's fallbacks after the WOFF2 file: the site ships only the WOFF2 fonts.
 FALLBACK_FONTS = re.compile(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)')
 ERROR_TITLE = re.compile(r'class="katex-error" title="([^"]*)"')
+# Seconds the render server may take to start, and to render one formula: generous, because a
+# build that executes chapters on every core leaves Node.js little time.
+PATIENCE_S = 120.0
 
 
 def node_binary() -> str:
@@ -84,6 +90,29 @@ def _checked(visit: Callable[[Any, nodes.Element], None]) -> Callable[[Any, node
     return visitor
 
 
+def _start_server_process(cls: type, rundir: Path, timeout: float) -> tuple[Popen, socket.socket]:
+    """Start the render server and connect to its Unix socket.
+
+    Replaces sphinxcontrib-katex's own, which connects as soon as the socket file exists: Node.js
+    creates the file a moment before it listens, and on a busy machine a connection in that
+    moment is refused, which failed the build. This one retries until ``timeout``.
+    """
+    path = rundir / "katex.sock"
+    process = Popen(cls.build_command(socket=path), stdin=PIPE, stdout=PIPE, cwd=rundir)
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(str(path))
+            return process, sock
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            if time.monotonic() > deadline:
+                process.kill()
+                raise cls.timeout_error(timeout) from None
+            time.sleep(0.01)
+
+
 def _configure(app: Sphinx, config: Config) -> None:
     if katex.katex_version != KATEX_VERSION:
         bundled = katex.katex_version
@@ -92,6 +121,8 @@ def _configure(app: Sphinx, config: Config) -> None:
     config.katex_prerender = True
     config.katex_css_path = f"{SITE_DIR}/katex.min.css"
     katex.NODEJS_BINARY = node_binary()
+    katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = PATIENCE_S
+    katex.KaTeXServer.start_server_process = classmethod(_start_server_process)
     # Loose input is an error, not a message lost in the render server's console.
     katex.KATEX_DEFAULT_OPTIONS["strict"] = "error"
 
