@@ -97,6 +97,8 @@ def test_the_untrained_head_by_hand_is_the_toys_head_before_training(built_book,
         f"the row of Your runs from {wei[YOUR].min():.2f} to {wei[YOUR].max():.2f}",
     ]
     assert [claim for claim in claims if claim not in alt] == []
+    [snapshots] = [alt for alt in figure_alts(path) if "steps 0, 20" in alt]
+    assert f"At step 0 every cell is dim, none above {wei.max():.2f};" in snapshots
 
     # the zoom: the output of journey is the weighted sum of the values
     weighted_sum = sum(w * v[j] for j, w in enumerate(wei[JOURNEY].tolist()))
