@@ -6,8 +6,10 @@ standard deviation 1 and then frozen). Only the head's query, key and value
 projections train, with Adam, so that each position's output approaches the
 *next* position's input vector; the last position aims at its own vector.
 
-``run_toy(ToyConfig())`` repeats a well-known notebook experiment number for
-number: same seed, same layers created in the same order, same optimizer.
+``untrained_toy()`` builds the inputs and the head as they are before training;
+``run_toy(ToyConfig())`` trains them and repeats a well-known notebook
+experiment number for number: same seed, same layers created in the same
+order, same optimizer.
 """
 
 from __future__ import annotations
@@ -73,12 +75,10 @@ class ToyRun:
         return s.wei, s.out
 
 
-def run_toy(
-    config: ToyConfig | None = None, text: str = SENTENCE, snapshot_steps: Iterable[int] = SNAPSHOT_STEPS
-) -> ToyRun:
-    """Build the toy from ``config.seed`` and train it, keeping weights at ``snapshot_steps``.
+def untrained_toy(config: ToyConfig | None = None, text: str = SENTENCE) -> ToyRun:
+    """The toy before any training: frozen inputs, targets, and the head's starting weights.
 
-    The last step is always kept too. The global random state is left as it was.
+    ``run_toy`` trains exactly this. The global random state is left as it was.
     """
     config = ToyConfig() if config is None else config
     tokenizer = gpt2_tokenizer()
@@ -87,7 +87,6 @@ def run_toy(
         raise ConfigError(f"text={text!r} has {len(ids)} token(s); the toy needs at least 2.")
     tokens = [tokenizer.decode([i]) for i in ids]
     T, C = len(ids), config.n_embd
-    keep = {s for s in snapshot_steps if 0 <= s < config.steps} | {config.steps - 1}
     with torch.random.fork_rng():
         torch.manual_seed(config.seed)
         tok_emb = nn.Embedding(GPT2_VOCAB_SIZE, C)
@@ -99,17 +98,29 @@ def run_toy(
         key = nn.Linear(C, config.head_size, bias=False)
         value = nn.Linear(C, C, bias=False)
     target = torch.cat([x[1:], x[-1:]])  # (T, C): the next position's vector
-    trained = [*query.parameters(), *key.parameters()]
-    if config.learn_values:
-        trained += list(value.parameters())
-    else:
+    if not config.learn_values:
         value.weight.requires_grad_(False)
         value.weight.copy_(torch.eye(C))  # each value is its own input vector
+    return ToyRun(config, tokens, x, target, query, key, value)
+
+
+def run_toy(
+    config: ToyConfig | None = None, text: str = SENTENCE, snapshot_steps: Iterable[int] = SNAPSHOT_STEPS
+) -> ToyRun:
+    """Train ``untrained_toy(config, text)``, keeping the weights at ``snapshot_steps``.
+
+    The last step is always kept too. The global random state is left as it was.
+    """
+    run = untrained_toy(config, text)
+    config = run.config
+    keep = {s for s in snapshot_steps if 0 <= s < config.steps} | {config.steps - 1}
+    trained = [*run.query.parameters(), *run.key.parameters()]
+    if config.learn_values:
+        trained += list(run.value.parameters())
     optimizer = torch.optim.Adam(trained, lr=config.learning_rate)
-    run = ToyRun(config, tokens, x, target, query, key, value)
     for step in range(config.steps):
-        s = stages(run, x, config.causal)  # the head's stages on x: wei (T, T), out (T, C)
-        loss = ((s.out - target) ** 2).mean()
+        s = stages(run, run.x, config.causal)  # the head's stages on x: wei (T, T), out (T, C)
+        loss = ((s.out - run.target) ** 2).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

@@ -10,8 +10,13 @@ import pytest
 import torch
 import torch.nn as nn
 
-from selfattn import Head, gpt2_tokenizer
-from tests.helpers import chapter, figure_alts
+from selfattn import AttentionLanguageModel, Head, get_batch, gpt2_tokenizer
+from selfattn.batches import split_train_val
+from selfattn.corpus import load_corpus
+from selfattn.data import load_text
+from selfattn.models import generate
+from selfattn.tokenizers import CharTokenizer
+from tests.helpers import chapter, figure_alts, shows_source
 
 FLOAT_INDEX_ERROR = (
     "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
@@ -106,3 +111,15 @@ def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
     assert _number_after(text, "differ (by up to") > 0.01
     alts = figure_alts(path)
     assert len(alts) == 4 and all(len(alt) > 40 for alt in alts)
+
+
+@pytest.mark.slow
+def test_text_to_vectors_page_shows_the_data_preparation_as_the_package_has_it(built_book, corpus):
+    path, text = chapter(built_book, "text-to-vectors")
+    shown = [CharTokenizer, load_text, load_corpus, split_train_val, get_batch]
+    shown += [AttentionLanguageModel.forward, generate]
+    assert [obj.__qualname__ for obj in shown if not shows_source(path, obj)] == []
+    share = len(corpus.train) / (len(corpus.train) + len(corpus.val))
+    assert f"The first {share:.0%} of the ids, {len(corpus.train):,} of them, are for training." in text
+    assert text.index("class CharTokenizer") < text.index("That is the whole vocabulary")
+    assert text.index("def load_corpus") < text.index("def split_train_val") < text.index("def get_batch")

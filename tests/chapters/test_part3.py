@@ -7,9 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
+import torch
 
-from selfattn.toy import SNAPSHOT_STEPS
-from tests.helpers import JOURNEY, chapter
+from selfattn.anatomy import stages
+from selfattn.toy import SNAPSHOT_STEPS, run_toy, untrained_toy
+from tests.helpers import JOURNEY, YOUR, chapter, figure_alts, shows_source
 
 pytestmark = pytest.mark.slow
 
@@ -28,6 +30,82 @@ def test_watching_attention_learn_prints_what_the_toy_runs_print(built_book, toy
     for name in ("fig-toy-snapshots", "fig-toy-journey", "fig-toy-masked", "fig-toy-losses"):
         assert f'id="{name}"' in html
     assert 'href="references.html#' in html, "citations link to the bibliography"
+
+
+def _says(text: str, claim: str) -> bool:
+    """Whether the page says ``claim``, ignoring spaces (a glued value is a span of its own)."""
+    return claim.replace(" ", "") in text.replace(" ", "")
+
+
+def _printed_tensor(text: str, label: str) -> torch.Tensor:
+    """The numbers of ``print(label, tensor)`` on a page."""
+    match = re.search(re.escape(label) + r" tensor\(\[([^\]]*)\]\)", text)
+    assert match, f"the page prints {label!r} followed by a tensor"
+    return torch.tensor([float(n) for n in match.group(1).split(",")])
+
+
+def test_the_untrained_head_by_hand_is_the_toys_head_before_training(built_book, toy_run):
+    path, text = chapter(built_book, "watching-attention-learn")
+    assert shows_source(path, untrained_toy) and shows_source(path, run_toy) and shows_source(path, stages)
+    toy = untrained_toy()
+    T, C = toy.x.shape
+    hs = toy.query.out_features
+    assert _says(text, f"T = {T}, C = {C}, head size = {hs}")
+    wei, out = toy.attend()  # (T, T), (T, C)
+    assert torch.equal(wei, toy_run.snapshots[0]), "training starts from the head the walk-through shows"
+    assert not toy.config.causal
+
+    # one query by hand: dot products with the weight's rows, and the layer itself
+    x = toy.x[JOURNEY]
+    by_hand = (toy.query.weight * x).sum(dim=1)  # (hs,): each row of the weight times x, added up
+    with torch.no_grad():
+        q = toy.query(toy.x)  # (T, hs)
+        v = toy.value(toy.x)  # (T, C)
+    assert torch.allclose(by_hand, q[JOURNEY], atol=1e-6)
+    for label in ("by hand:", "query(x):", "query:"):
+        assert torch.allclose(_printed_tensor(text, label), q[JOURNEY], atol=1e-4)
+    assert text.count("the same: True") == 2 and "the same weights as the head's: True" in text
+
+    # the weights are not all 1/T: near even in the row of journey, far from it in the row of Your
+    with torch.no_grad():
+        s = stages(toy, toy.x, causal=False)
+    spread = s.scaled.max(dim=1).values - s.scaled.min(dim=1).values  # (T,)
+    ratio = wei.max(dim=1).values / wei.min(dim=1).values  # (T,)
+    assert torch.allclose(ratio, spread.exp()), "softmax: a score gap d is a weight ratio e^d"
+    assert ratio[JOURNEY] < 2 < 10 < ratio[YOUR] and int(spread.argmax()) == YOUR
+    assert _says(text, f"an even share of {1 / T:.2f}? No. They range")
+    assert _says(text, f"They range from {wei.min():.2f} to {wei.max():.2f}.")
+    assert _says(text, f"nearly even, between {wei[JOURNEY].min():.2f} and {wei[JOURNEY].max():.2f};")
+    assert _says(text, f'the row of "Your" runs from {wei[YOUR].min():.2f} to {wei[YOUR].max():.2f}.')
+    assert _says(text, f"within {spread[JOURNEY]:.2f} of each other")
+    assert _says(text, f"only {ratio[JOURNEY]:.1f} times its smallest")
+    assert _says(text, f"span {spread[YOUR]:.2f}, a ratio of {ratio[YOUR]:.0f}.")
+    x_len, q_len = toy.x.norm(dim=1), q.norm(dim=1)
+    assert int(x_len.argmin()) == JOURNEY and int(x_len.argmax()) == YOUR and (q_len < x_len).all()
+    shortest = f"has the shortest ({x_len[JOURNEY]:.2f}) and gets a query of length {q_len[JOURNEY]:.2f};"
+    assert _says(text, shortest)
+    assert _says(text, f"longest ({x_len[YOUR]:.2f}) and gets {q_len[YOUR]:.2f}.")
+    assert _says(text, f"scores lie between {s.scaled.min():.2f} and {s.scaled.max():.2f}:")
+    bound = C**-0.5
+    assert _says(text, f"here ±{bound:.2f})")
+    assert max(toy.query.weight.abs().max(), toy.key.weight.abs().max()) < bound
+    [alt] = [alt for alt in figure_alts(path) if "untrained" in alt]
+    claims = [
+        f"from {s.scaled.min():.2f} to {s.scaled.max():.2f}",
+        f"from {wei.min():.2f} to {wei.max():.2f}",
+        f"between {wei[JOURNEY].min():.2f} and {wei[JOURNEY].max():.2f}",
+        f"the row of Your runs from {wei[YOUR].min():.2f} to {wei[YOUR].max():.2f}",
+    ]
+    assert [claim for claim in claims if claim not in alt] == []
+    [snapshots] = [alt for alt in figure_alts(path) if "steps 0, 20" in alt]
+    assert f"At step 0 every cell is dim, none above {wei.max():.2f};" in snapshots
+
+    # the zoom: the output of journey is the weighted sum of the values
+    weighted_sum = sum(w * v[j] for j, w in enumerate(wei[JOURNEY].tolist()))
+    assert torch.allclose(weighted_sum, out[JOURNEY], atol=1e-6)
+    assert torch.allclose(_printed_tensor(text, "weights:"), wei[JOURNEY], atol=1e-4)
+    for label in ("output by hand:", "head's output:"):
+        assert torch.allclose(_printed_tensor(text, label), out[JOURNEY], atol=1e-4)
 
 
 def test_recap_labels_the_diagram_with_measured_shapes(built_book):

@@ -7,7 +7,7 @@ import torch
 from torch.nn import functional as F
 
 from selfattn.config import ConfigError
-from selfattn.toy import SNAPSHOT_STEPS, ToyConfig, run_toy
+from selfattn.toy import SNAPSHOT_STEPS, ToyConfig, run_toy, untrained_toy
 from tests.helpers import JOURNEY, STARTS, YOUR
 
 
@@ -24,6 +24,17 @@ def test_reproduces_the_notebook_printout_exactly(toy_run):
     rows = {step: [f"{w:.2f}" for w in toy_run.snapshots[step][JOURNEY].tolist()] for step in (0, 200)}
     assert rows[0] == ["0.22", "0.12", "0.13", "0.14", "0.19", "0.21"]
     assert rows[200] == ["0.99", "0.00", "0.00", "0.00", "0.00", "0.00"]
+
+
+def test_training_starts_from_the_untrained_toy(toy_run):
+    toy = untrained_toy()
+    assert toy.losses == [] and toy.snapshots == {}, "nothing trained, nothing recorded"
+    assert toy.tokens == toy_run.tokens
+    assert torch.equal(toy.x, toy_run.x) and torch.equal(toy.target, toy_run.target)
+    assert torch.equal(toy.attend()[0], toy_run.snapshots[0]), "step 0's weights are the untrained head's"
+    assert not torch.equal(toy.query.weight, toy_run.query.weight), "training moved the weights"
+    frozen = untrained_toy(ToyConfig(learn_values=False))
+    assert torch.equal(frozen.value.weight, torch.eye(6)) and not frozen.value.weight.requires_grad
 
 
 def test_the_run_records_every_steps_loss_and_ends_on_the_last(toy_run):
@@ -85,6 +96,7 @@ def test_the_global_random_state_and_threads_are_left_alone():
     expected = torch.rand(3)
     torch.manual_seed(0)
     run_toy(ToyConfig(steps=2))
+    untrained_toy(ToyConfig(seed=7))
     assert torch.equal(torch.rand(3), expected)
     assert torch.get_num_threads() == threads
 
