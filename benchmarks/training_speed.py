@@ -2,10 +2,16 @@
 
 For each setup, the package's chapter script (``code/02_attention.py`` for the attention chapter's
 run, ``code/03_gpt.py --preset NAME`` for a rung of Part IV) and a deliberately naive loop of the
-kind the lecture writes (``--naive NAME``, in a process of its own) train the same model class
+kind the lecture writes (``--naive NAME``, in a process of its own) train the same model
 with the same hyperparameters and seed. The naive loop builds batches from a Python list of
 slices, evaluates with 200 separate forward passes per split, uses the default (unfused) AdamW
-and torch's default thread count. The two alternate (naive, package, naive, package, ...)
+and torch's default thread count. For Part IV it also lays the model out as the lecture's
+``gpt.py`` does: each block's attention is ``n_head`` separate ``Head`` modules joined by a
+projection (``MultiHeadAttention``), the same function with the same parameter count as the
+package's ``CausalSelfAttention``, which computes all heads with one matrix per projection.
+(Rungs with dropout keep the package's layout: ``MultiHeadAttention`` has no dropout.)
+
+The two alternate (naive, package, naive, package, ...)
 ``--repeat`` times, so a burst of load elsewhere hits both, and the ratio printed is the median
 of the pairs' ratios, next to its budget; the val losses must agree within a tolerance.
 
@@ -28,6 +34,7 @@ from dataclasses import dataclass
 import torch
 
 from selfattn import ATTENTION, TrainConfig, load_corpus, make_model
+from selfattn.gpt import GPTLanguageModel, MultiHeadAttention
 from selfattn.runs import LADDER
 from selfattn.threads import ALL_CORES
 from tools import ROOT
@@ -75,12 +82,23 @@ def naive_estimate_loss(model: torch.nn.Module, splits: dict, cfg: TrainConfig) 
     return out
 
 
+def lecture_layout(model: torch.nn.Module, cfg: TrainConfig) -> None:
+    """Give each block of a GPT-style ``model`` the lecture's attention: separate heads, then a projection."""
+    if not isinstance(model, GPTLanguageModel) or cfg.dropout:
+        return
+    count = sum(p.numel() for p in model.parameters())
+    for block in model.blocks:
+        block.sa = MultiHeadAttention(cfg.n_embd, cfg.n_head, cfg.block_size)
+    assert sum(p.numel() for p in model.parameters()) == count, "the same model, laid out differently"
+
+
 def naive_train(setup: Setup) -> float:
     """The lecture's loop on the setup's model; returns the final val loss."""
     torch.set_num_threads(ALL_CORES)  # torch's default, which the package changes on import
     cfg = setup.config
     corpus = load_corpus()
     model = make_model(setup.kind, corpus.tokenizer.vocab_size, cfg)  # seeds torch's generator too
+    lecture_layout(model, cfg)
     splits = {"train": corpus.train, "val": corpus.val}
     optimizer = torch.optim.AdamW(model.parameters(), lr=cfg.learning_rate)
     for it in range(cfg.max_iters):
