@@ -13,6 +13,10 @@ package they import does; so when any file of ``code/selfattn`` changed since
 the last build, this clears the execution cache first and every chapter runs
 again (trained models stay in the run cache unless their own code changed). It
 also creates that cache's database before the parallel processes start.
+
+``--language zh_CN`` builds the Chinese edition from the same chapters and the message catalogs
+in ``locale/``, into ``_build/zh_CN`` (its site is then copied to ``_build/html/zh``). It reads
+the English build's execution cache, so translating never runs a chapter again.
 """
 
 from __future__ import annotations
@@ -21,9 +25,10 @@ import hashlib
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import jupyter_book.sphinx
 import sphinx.builders
@@ -62,13 +67,37 @@ def prepare_execution_cache(build: Path) -> None:
     stamp.write_text(digest)
 
 
+def with_overrides(build_sphinx: Callable[..., Any], overrides: dict[str, Any]) -> Callable[..., Any]:
+    """``build_sphinx`` with these Sphinx settings on top of the book's own."""
+
+    def build(*args: Any, confoverrides: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        return build_sphinx(*args, confoverrides={**(confoverrides or {}), **overrides}, **kwargs)
+
+    return build
+
+
 def main(argv: Sequence[str]) -> None:
     argv = list(argv)
+    language = None
+    if "--language" in argv:
+        at = argv.index("--language")
+        language = argv[at + 1]
+        del argv[at : at + 2]
+        argv += ["--path-output", str(ROOT / "_build" / language)]
     output = Path(argv[argv.index("--path-output") + 1]) if "--path-output" in argv else ROOT
-    prepare_execution_cache(output / "_build")
-    jupyter_book.sphinx.build_sphinx = partial(jupyter_book.sphinx.build_sphinx, jobs=os.cpu_count())
+    build_sphinx = partial(jupyter_book.sphinx.build_sphinx, jobs=os.cpu_count())
+    if language is None:
+        prepare_execution_cache(output / "_build")
+    else:  # the English build's outputs: translating runs nothing
+        cache = str(ROOT / "_build" / ".jupyter_cache")
+        build_sphinx = with_overrides(build_sphinx, {"language": language, "nb_execution_cache_path": cache})
+    jupyter_book.sphinx.build_sphinx = build_sphinx
     sphinx.builders.make_chunks = one_chapter_each
-    jupyter_book_cli(["build", str(ROOT), *argv])
+    jupyter_book_cli(["build", str(ROOT), *argv], standalone_mode=False)
+    if language is not None and "--builder" not in argv:
+        site = ROOT / "_build" / "html" / language.split("_")[0]
+        shutil.rmtree(site, ignore_errors=True)
+        shutil.copytree(output / "_build" / "html", site)
 
 
 if __name__ == "__main__":
