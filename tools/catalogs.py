@@ -1,0 +1,112 @@
+"""The Chinese edition's message catalogs: refresh them from the English, and check them.
+
+    python -m tools.catalogs update   # after `make translations` extracted the English messages
+    python -m tools.catalogs check    # every message translated, none fuzzy, markup kept
+
+``update`` merges the English messages that the gettext build extracted (``_build/gettext``)
+into ``locale/zh_CN/LC_MESSAGES/book/<chapter>.po``: a new English message arrives
+untranslated, a changed one arrives fuzzy with the old translation as a start, and a removed
+one is dropped. The build's image file names (figures are named by a hash of their pixels) are
+not messages to translate and are left out; the images' alt texts are.
+
+``check`` fails on any message that is untranslated or fuzzy, or whose translation lost or
+added markup: roles ({glue:text}`name`, {ref}`label`; a {term}`text <target>` may translate its
+text but keeps its target), inline code, math, links' targets.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
+
+from tools import ROOT
+
+LANGUAGE = "zh_CN"
+TEMPLATES = ROOT / "_build" / "gettext" / "book"
+CATALOGS = ROOT / "locale" / LANGUAGE / "LC_MESSAGES" / "book"
+IMAGE_FILE = re.compile(r"^\.\. image:: ")
+
+# Markup that a translation keeps unchanged, as many times as its English.
+KEPT = [
+    re.compile(r"\{(?:glue:text|glue:any|glue|ref|numref|doc|eq|cite|cite:p|cite:t|download)\}`[^`]*`"),
+    re.compile(r"(?<!\})`[^`]+`"),  # inline code
+    re.compile(r"\$\$.*?\$\$|\$[^$]+\$"),  # math
+    re.compile(r"\]\([^)]*\)"),  # a link's target
+]
+# {term}`text <target>`: the target stays; the text may be translated.
+TERM = re.compile(r"\{term\}`(?:[^`<]*<([^>`]+)>|([^`]+))`")
+
+
+def read(path: Path) -> Catalog:
+    with path.open("rb") as f:
+        return read_po(f)
+
+
+def write(catalog: Catalog, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        write_po(f, catalog, width=100, omit_header=False, ignore_obsolete=True)
+
+
+def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]:
+    """Merge each chapter's extracted English messages into its catalog; return the catalogs."""
+    written = []
+    for template_path in sorted(templates.glob("*.pot")):
+        template = read(template_path)
+        for message in list(template):
+            if message.id and IMAGE_FILE.match(message.id):
+                template.delete(message.id)
+        path = catalogs / f"{template_path.stem}.po"
+        catalog = read(path) if path.is_file() else Catalog(locale=LANGUAGE)
+        catalog.update(template, update_header_comment=False)
+        write(catalog, path)
+        written.append(path)
+    return written
+
+
+def markup(text: str) -> Counter:
+    """The pieces of ``text`` a translation must keep (term texts aside)."""
+    bare = TERM.sub("", text)
+    found = Counter(piece for pattern in KEPT for piece in pattern.findall(bare))
+    found.update(f"{{term}} <{a or b}>" for a, b in TERM.findall(text))
+    return found
+
+
+def problems(path: Path) -> list[str]:
+    """What keeps a catalog from being complete, one line each."""
+    found = []
+    for message in read(path):
+        if not message.id:
+            continue
+        where = f"{path.name}:{message.lineno}"
+        if not message.string:
+            found.append(f"{where}: untranslated: {message.id[:80]!r}")
+        elif message.fuzzy:
+            found.append(f"{where}: fuzzy: {message.id[:80]!r}")
+        elif markup(message.id) != markup(message.string):
+            lost = sorted(markup(message.id) - markup(message.string))
+            added = sorted(markup(message.string) - markup(message.id))
+            found.append(f"{where}: markup changed: lost {lost}, added {added}")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["update"]:
+        print(f"{len(update())} catalogs updated in {CATALOGS.relative_to(ROOT)}")
+        return 0
+    if argv[:1] == ["check"]:
+        paths = [Path(p) for p in argv[1:]] or sorted(CATALOGS.glob("*.po"))
+        found = [line for path in paths for line in problems(path)]
+        print("\n".join(found) if found else f"{len(paths)} catalogs: every message translated, markup kept")
+        return 1 if found else 0
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
