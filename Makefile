@@ -4,11 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book pdf tex-check test clean
+.PHONY: book pdf tex-check test clean translations
 
 # The PDF edition (make pdf) needs XeLaTeX, latexmk and fonts that cover every character the book
 # prints; these Debian packages provide them (poppler-utils: the tests read the PDF with it).
 PDF      := _build/latex/self-attention-from-scratch.pdf
+PDF_ZH   := _build/zh_CN/_build/latex/self-attention-from-scratch.pdf
 TEX_DEBS := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils
 # Trained runs are kept here and shared by the HTML build, the PDF build and the tests
 # (selfattn/cache.py); the key covers the config, the data and the model and training source.
@@ -24,8 +25,9 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install -r requirements.txt
 	touch $(STAMP)
 
-## book: install into .venv and build the HTML site into _build/html; with XeLaTeX installed,
-## the PDF edition is built first and the site links to it
+## book: install into .venv and build the HTML site into _build/html, and the Chinese edition's
+## into _build/html/zh; with XeLaTeX installed, the PDF editions are built first and the sites
+## link to them
 book: $(STAMP)
 ifeq ($(HAVE_TEX),yes)
 	$(MAKE) pdf
@@ -33,11 +35,19 @@ else
 	@echo "XeLaTeX not found: building the site without the PDF edition (make pdf says what to install)."
 endif
 	$(BUILD)
+	$(BUILD) --language zh_CN
 
-## pdf: build the PDF edition into $(PDF)
+## pdf: build the PDF editions into $(PDF) and $(PDF_ZH)
 pdf: tex-check $(STAMP)
 	$(BUILD) --builder pdflatex
-	@ls -l $(PDF)
+	$(BUILD) --language zh_CN --builder pdflatex
+	@ls -l $(PDF) $(PDF_ZH)
+
+## translations: extract the English messages and merge them into the Chinese edition's catalogs
+## (locale/zh_CN); new or changed messages then show up in `python -m tools.catalogs check`
+translations: $(STAMP)
+	$(BUILD) --builder custom --custom-builder gettext
+	$(BIN)/python -m tools.catalogs update
 
 tex-check:
 	@test "$(HAVE_TEX)" = yes || { \

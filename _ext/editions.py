@@ -16,6 +16,7 @@ from sphinx.config import Config
 TEMPLATES = Path(__file__).with_name("editions_templates")
 # language -> (the edition's name, written in its own language; its folder in the site)
 EDITIONS = {"en": ("English", ""), "zh_CN": ("中文", "zh/")}
+TITLE_ZH = "从零实现自注意力"  # the Chinese edition's title
 
 
 def other_edition(language: str | None, pagename: str) -> tuple[str, str, str]:
@@ -27,7 +28,18 @@ def other_edition(language: str | None, pagename: str) -> tuple[str, str, str]:
     return name, there_language.replace("_", "-"), f"{to_site_root}{folder}{pagename}.html"
 
 
+# The Chinese PDF: the book's fonts already switch to Noto CJK for Chinese text (pdf/sabook.sty);
+# XeTeX may break a line between any two Chinese characters. (Sphinx would load xeCJK, which
+# needs TeX Live's Chinese collection: a hundred megabytes of packages more.)
+CHINESE_LINE_BREAKS = "\\XeTeXlinebreaklocale \"zh\"\n\\XeTeXlinebreakskip=0pt plus 1pt\n"
+
+
 def _configure(app: Sphinx, config: Config) -> None:
+    if (config.language or "").startswith("zh"):
+        config.html_title = config.project = TITLE_ZH
+        elements = config.latex_elements
+        elements["fontenc"] = ""  # no xeCJK
+        elements["preamble"] = elements.get("preamble", "") + "\n" + CHINESE_LINE_BREAKS
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
     header = config.html_theme_options.get("article_header_end", ["article-header-buttons.html"])
     config.html_theme_options["article_header_end"] = [*header, "edition-switch.html"]
