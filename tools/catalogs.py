@@ -10,8 +10,9 @@ one is dropped. The build's image file names (figures are named by a hash of the
 not messages to translate and are left out; the images' alt texts are.
 
 ``check`` fails on any message that is untranslated or fuzzy, or whose translation lost or
-added markup: roles ({glue:text}`name`, {ref}`label`; a {term}`text <target>` may translate its
-text but keeps its target), inline code, math, links' targets.
+added markup: roles ({glue:text}`name`, {cite}`key`; a link such as {ref}`text <label>` or
+{term}`text <word>` may translate its text but keeps its target), inline code, math, links'
+targets.
 """
 
 from __future__ import annotations
@@ -31,15 +32,17 @@ TEMPLATES = ROOT / "_build" / "gettext" / "book"
 CATALOGS = ROOT / "locale" / LANGUAGE / "LC_MESSAGES" / "book"
 IMAGE_FILE = re.compile(r"^\.\. image:: ")
 
-# Markup that a translation keeps unchanged, as many times as its English.
+# A role: {name}`content`. A translation keeps each role: the whole of it, or for a link with its
+# own text ({ref}`text <label>`, {term}`text <word>`, {doc}, {numref}) the name and the target.
+ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
+LINKED = re.compile(r"[^<]*<([^>]+)>$")
+TEXT_MAY_CHANGE = {"ref", "term", "doc", "numref", "pdf-edition"}
+# Besides roles: inline code, math and a link's target stay as they are.
 KEPT = [
-    re.compile(r"\{(?:glue:text|glue:any|glue|ref|numref|doc|eq|cite|cite:p|cite:t|download)\}`[^`]*`"),
-    re.compile(r"(?<!\})`[^`]+`"),  # inline code
+    re.compile(r"`[^`]+`"),  # inline code
     re.compile(r"\$\$.*?\$\$|\$[^$]+\$"),  # math
     re.compile(r"\]\([^)]*\)"),  # a link's target
 ]
-# {term}`text <target>`: the target stays; the text may be translated.
-TERM = re.compile(r"\{term\}`(?:[^`<]*<([^>`]+)>|([^`]+))`")
 
 
 def read(path: Path) -> Catalog:
@@ -70,11 +73,17 @@ def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]
 
 
 def markup(text: str) -> Counter:
-    """The pieces of ``text`` a translation must keep (term texts aside)."""
-    bare = TERM.sub("", text)
-    found = Counter(piece for pattern in KEPT for piece in pattern.findall(bare))
-    found.update(f"{{term}} <{a or b}>" for a, b in TERM.findall(text))
-    return found
+    """The pieces of ``text`` a translation must keep."""
+    found = Counter()
+    for name, content in ROLE.findall(text):
+        linked = LINKED.match(content)
+        if name in TEXT_MAY_CHANGE:
+            found[f"{{{name}}} {linked.group(1) if linked else content}"] += name != "pdf-edition"
+        else:
+            found[f"{{{name}}}`{content}`"] += 1
+    rest = ROLE.sub(" ", text)
+    found.update(piece for pattern in KEPT for piece in pattern.findall(rest))
+    return +found
 
 
 def problems(path: Path) -> list[str]:
