@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -210,10 +211,10 @@ def test_every_icon_is_drawn_in_its_web_font(crawl):
     assert all(report.probe["icons"] for report in crawl.values()), "a page shows no icon at all"
 
 
-def search(browser, server, term: str) -> list[str]:
-    """The result links the site's search page lists for a term."""
-    with first_visit(browser, server.url("search.html")) as (page, _):
-        page.goto(server.url(f"search.html?q={term}"))
+def search(browser, server, term: str, edition: str = "") -> list[str]:
+    """The result links an edition's search page (``""`` English, ``"zh/"`` Chinese) lists for a term."""
+    with first_visit(browser, server.url(f"{edition}search.html")) as (page, _):
+        page.goto(server.url(f"{edition}search.html?q={term}"))
         page.wait_for_function(
             "() => document.querySelector('#search-results .search-summary')?.textContent.trim()",
             timeout=15_000,
@@ -228,6 +229,24 @@ def test_search_finds_a_term_and_only_pages_that_exist(site, server, browser):
         path = page_weight.local_file(site, link)
         assert path.is_file(), f"search result points to a missing page: {link}"
     assert search(browser, server, "qzxwvjkk") == [], "a nonsense word should match nothing"
+
+
+def test_the_chinese_edition_finds_a_chinese_term(site, server, browser):
+    links = search(browser, server, "注意力权重", edition="zh/")
+    assert links, "searching the Chinese edition for 注意力权重 found nothing"
+    assert all("/zh/book/" in link for link in links), links
+
+
+def glued(page: Path) -> Counter:
+    """The values glued into a page's text (MyST-NB's pasted-text spans)."""
+    return Counter(re.findall(r'<span class="pasted-text">([^<]*)</span>', page.read_text(encoding="utf-8")))
+
+
+def test_both_editions_show_the_same_glued_values_on_every_page(site):
+    pages = sorted((site / "book").glob("*.html"))
+    assert pages and all((site / "zh" / "book" / page.name).is_file() for page in pages)
+    differ = [page.name for page in pages if glued(page) != glued(site / "zh" / "book" / page.name)]
+    assert not differ, f"the editions show different numbers on {differ}"
 
 
 def figure_legibility(png: bytes) -> tuple[float, float]:
