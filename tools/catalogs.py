@@ -64,6 +64,7 @@ def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]
         for message in list(template):
             if message.id and IMAGE_FILE.match(message.id):
                 template.delete(message.id)
+            message.flags.discard("python-format")  # "90% is" is prose, not a format string
         path = catalogs / f"{template_path.stem}.po"
         catalog = read(path) if path.is_file() else Catalog(locale=LANGUAGE)
         catalog.update(template, update_header_comment=False)

@@ -23,7 +23,7 @@ from tools.browser import Visit, chromium, first_visit, is_loopback
 from tools.serve import serve
 
 # The budget, also written in the README: a first visit to any page (as stored, and gzipped),
-# and the whole built site without the PDF edition.
+# and the whole built site of one edition without its PDF (a reader reads one edition).
 PAGE_BUDGET = 1_800_000
 GZIP_BUDGET = 900_000
 SITE_BUDGET = 12_000_000
@@ -81,9 +81,19 @@ def tally(site: Path, visit: Visit) -> dict[str, int]:
     return weights
 
 
-def site_size(site: Path) -> tuple[int, int]:
-    """(bytes, files) of everything in the built site but the PDF edition."""
-    files = [path for path in site.rglob("*") if path.is_file() and path.suffix != ".pdf"]
+# The other editions' folders in the English site.
+EDITION_FOLDERS = ("zh",)
+
+
+def site_size(site: Path, edition: str = "") -> tuple[int, int]:
+    """(bytes, files) of one edition of the built site (``""`` English, ``"zh"``), PDF aside."""
+    root = site / edition
+    others = {name for name in EDITION_FOLDERS if name != edition} if not edition else set()
+    files = [
+        path
+        for path in root.rglob("*")
+        if path.is_file() and path.suffix != ".pdf" and not others & set(path.relative_to(root).parts[:1])
+    ]
     return sum(path.stat().st_size for path in files), len(files)
 
 
