@@ -39,7 +39,7 @@ LINKED = re.compile(r"[^<]*<([^>]+)>$")
 TEXT_MAY_CHANGE = {"ref", "term", "doc", "numref", "pdf-edition"}
 # Besides roles: inline code, math and a link's target stay as they are.
 KEPT = [
-    re.compile(r"`[^`]+`"),  # inline code
+    re.compile(r"``[^`].*?``|`[^`]+`"),  # inline code, in single or double backticks
     re.compile(r"\$\$.*?\$\$|\$[^$]+\$"),  # math
     re.compile(r"\]\([^)]*\)"),  # a link's target
 ]
