@@ -502,6 +502,7 @@ def test_head_maps_show_each_heads_weights_and_read_out_a_row(page):
 
 def test_text_is_legible_in_light_and_dark_mode(page):
     fig(page, "score-table").get_by_role("button", name="4. softmax").click()
+    fig(page, "averaging").get_by_role("button", name="4. a @ b").click()
     for mode in ("light", "dark"):
         page.evaluate(f"document.documentElement.dataset.theme = '{mode}'")
         background = page.eval_on_selector(".sa-fig", "(n) => getComputedStyle(n).backgroundColor")
