@@ -27,6 +27,10 @@ gpt_model, gpt_history = fit("multihead", replace(config, n_head=4))
 initial_model = make_model("attention", corpus.tokenizer.vocab_size, config)
 bigram = {bigram}
 xb, yb = get_batch(corpus.train, 4, 8, torch.Generator().manual_seed(1337))
+b = torch.randn(4, 3, generator=torch.Generator().manual_seed(0))
+a = torch.tril(torch.ones(4, 4))
+a = a / a.sum(dim=1, keepdim=True)
+c = a @ b
 text = "First Ci"
 toy = run_toy()
 snapshots = [(step, toy.losses[step], weights) for step, weights in sorted(toy.snapshots.items())]

@@ -12,6 +12,7 @@ import json
 import math
 import re
 
+import numpy as np
 import pytest
 
 from tests.helpers import code_blocks, page_text
@@ -22,6 +23,8 @@ PAGES = {
         ("context-window", "context_window(block, block_size=config.block_size)"),
         ("batch", "batch_grid(corpus, model)"),
         ("shape-walk", "shape_walk(model, xb, corpus.tokenizer)"),
+        ("averaging", "averaging_matrix(a, b, c)"),
+        ("qkv", "projections(model, corpus.tokenizer, text)"),
         ("score-table", "score_table(model, corpus.tokenizer, text)"),
         ("mix-values", "mixing_values(model, corpus.tokenizer, text, row=5)"),
     ],
@@ -71,6 +74,20 @@ def test_six_steps_figures_show_the_chapters_block_and_sequence(built_book, corp
     mix = found["mix-values"]
     assert mix["tokens"] == king and mix["row"] == 5
     assert mix["wei"][5][:6] == pytest.approx([row[:6] for row in wei][5], abs=1e-3)
+    averaging = found["averaging"]
+    assert [stage["a"] for stage in averaging["stages"][:2]] == [
+        [[1, 1, 1]] * 3,
+        [[1, 0, 0], [1, 1, 0], [1, 1, 1]],
+    ]
+    assert averaging["stages"][2]["a"] == [[1, 0, 0], [0.5, 0.5, 0], [0.3333, 0.3333, 0.3333]]
+    assert averaging["b"] == [[2, 7], [6, 4], [6, 5]], "the chapter's b"
+    assert averaging["c"][1] == [4, 5.5], "the row the prose works out"
+    qkv = found["qkv"]
+    assert qkv["tokens"] == king and qkv["position"] == 7
+    assert [len(qkv["x"][0]), len(qkv["w"]["q"]), len(qkv["w"]["q"][0]), len(qkv["out"]["v"][0])] == [32] * 4
+    q, k = np.array(qkv["out"]["q"]), np.array(qkv["out"]["k"])
+    assert np.allclose(np.array(qkv["x"]) @ np.array(qkv["w"]["q"]), q, atol=2e-3), "q = x W_q"
+    assert np.allclose(q @ k.T, scores["stages"]["raw"], atol=0.02), "the score table's q and k"
 
 
 @pytest.mark.slow

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from playwright.sync_api import expect
 
 from _ext.live_code import SERVER_INFO_ENV
@@ -204,6 +205,114 @@ def test_shape_walk_runs_to_logits_changing_only_the_last_axis(page):
     figure.get_by_role("button", name="+ positions").click()
     assert shape.inner_text() == "(B, T, C) = (4, 8, 32)"
     assert figure.locator(".sa-changed").count() == 0, "adding positions changes no axis"
+
+
+def cells_of(table) -> list[list[str]]:
+    """The text of a table's data cells, row by row."""
+    return table.evaluate(
+        "(t) => [...t.rows].slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent))"
+    )
+
+
+def products(text: str) -> list[tuple[float, float]]:
+    """The factors of "u×w + u×w + ..." as the figures write a sum of products."""
+    return [tuple(number(f.strip("()")) for f in term.split("\u00d7")) for term in text.split(" + ")]
+
+
+def test_averaging_builds_a_in_three_torch_calls_then_multiplies(page):
+    figure, d = fig(page, "averaging"), data_of(page, "averaging")
+    T, n = len(d["b"]), len(d["b"][0])
+    stages = figure.locator(".sa-row button")
+    assert stages.count() == 4 and stages.nth(0).get_attribute("aria-pressed") == "true"
+    shown = []
+    for i, stage in enumerate(d["stages"][:3]):
+        stages.nth(i).click()
+        assert figure.locator("code").first.inner_text() == stage["code"]
+        assert status(figure) == stage["note"]
+        assert figure.locator("table").count() == 1, "a alone until the product"
+        shown.append([[number(x) for x in row] for row in cells_of(figure.locator('table[data-name="a"]'))])
+    assert shown[0] == [[1] * T] * T, "torch.ones"
+    assert shown[1] == [[1 if j <= i else 0 for j in range(T)] for i in range(T)], "torch.tril"
+    assert all(sum(row) == pytest.approx(1, abs=0.02) for row in shown[2]), "rows divided by their sums"
+    assert shown[2] == [[round(x, 2) for x in row] for row in d["stages"][2]["a"]]
+    stages.nth(3).focus()
+    page.keyboard.press("Enter")
+    assert stages.nth(3).get_attribute("aria-pressed") == "true"
+    tables = {name: figure.locator(f'table[data-name="{name}"]') for name in "abc"}
+    assert [len(cells_of(tables[name])[0]) for name in "abc"] == [T, n, n]
+    assert [[number(x) for x in row] for row in cells_of(tables["c"])] == [
+        [round(x, 2) for x in row] for row in d["c"]
+    ]
+    arithmetic = figure.locator(".sa-numbers")
+
+    def explained(r: int, j: int) -> None:
+        a, b = d["stages"][3]["a"], d["b"]
+        head, total = arithmetic.inner_text().rsplit(" = ", 1)
+        assert head.startswith(f"c[{r}, {j}] = row {r} of a \u00b7 column {j} of b = ")
+        terms = products(head.split(" of b = ")[1])
+        assert terms == [pytest.approx((a[r][k], b[k][j]), abs=0.006) for k in range(T)]
+        assert number(total) == pytest.approx(d["c"][r][j], abs=0.006)
+        assert figure.locator(".sa-hl").count() == 2 * T + 1, "a row of a, a column of b, a cell of c"
+        assert tables["a"].locator("tr").nth(r + 1).locator(".sa-hl").count() == T
+        assert tables["c"].locator("tr").nth(r + 1).locator("td").nth(j).get_attribute("class") == "sa-hl"
+
+    explained(T - 1, 0)
+    tables["c"].locator("button").nth(1 * n + 1).hover()
+    explained(1, 1)
+    tables["c"].locator("button").nth(0).focus()
+    explained(0, 0)
+    page.keyboard.press("Tab")
+    explained(0, 1)
+    stages.nth(0).click()
+    assert figure.locator(".sa-hl").count() == 0 and arithmetic.inner_text() == ""
+
+
+def test_qkv_projects_the_chosen_positions_x_by_the_heads_weights(page, figure_cells):
+    figure, d = fig(page, "qkv"), data_of(page, "qkv")
+    names, _ = figure_cells
+    head = names["model"].sa_head
+
+    def strip(k: int) -> list[float]:
+        cells = figure.locator(".sa-strip").nth(k).locator("span, button")
+        return [float(v) for v in cells.evaluate_all("(cs) => cs.map((c) => c.dataset.v)")]
+
+    positions = figure.locator("button.sa-pos")
+    assert positions.count() == len(d["tokens"]) == 8
+    assert positions.nth(7).get_attribute("aria-pressed") == "true"
+    positions.nth(2).click()
+    assert positions.nth(2).get_attribute("aria-pressed") == "true"
+    x = strip(0)
+    assert x == d["x"][2] and len(x) == 32
+    outputs = [strip(k) for k in (1, 2, 3)]
+    assert outputs == [d["out"][name][2] for name in "qkv"]
+    with torch.no_grad():
+        layers = [head.query, head.key, head.value]
+        made = [layer(torch.tensor(d["x"][2])).tolist() for layer in layers]
+    assert np.allclose(outputs, made, atol=2e-3), "the numbers the head's layers make from this x"
+    positions.nth(5).focus()
+    page.keyboard.press("Enter")
+    assert strip(0) == d["x"][5] and strip(1) == d["out"]["q"][5]
+
+    def explained(name: str, j: int) -> None:
+        head_text, total = status(figure).rsplit(" = ", 1)
+        assert head_text.startswith(f"{name}[{j}] = \u03a3 x[i]\u00b7W_{name}[i, {j}] = ")
+        assert number(total) == pytest.approx(d["out"][name][5][j], abs=1e-3)
+        column = [row[j] for row in d["w"][name]]
+        assert strip(4) == column, "the column of W that makes it"
+        assert sum(strip(5)) == pytest.approx(d["out"][name][5][j], abs=2e-3), "its products add up to it"
+        first = products(head_text.split(" = ", 2)[2].split(" + \u2026")[0])
+        assert first == [pytest.approx((d["x"][5][i], column[i]), abs=0.006) for i in range(3)]
+        outputs = figure.locator(f'.sa-strip[data-name="{name}"] button')
+        assert "sa-hl" in outputs.nth(j).get_attribute("class")
+        assert figure.locator(".sa-hl").count() == 1
+
+    explained("q", 0)
+    figure.locator('.sa-strip[data-name="v"] button').nth(9).hover()
+    explained("v", 9)
+    figure.locator('.sa-strip[data-name="k"] button').nth(3).focus()
+    explained("k", 3)
+    page.keyboard.press("Tab")
+    explained("k", 4)
 
 
 def test_score_table_builds_wei_in_four_steps(page):
@@ -393,6 +502,7 @@ def test_head_maps_show_each_heads_weights_and_read_out_a_row(page):
 
 def test_text_is_legible_in_light_and_dark_mode(page):
     fig(page, "score-table").get_by_role("button", name="4. softmax").click()
+    fig(page, "averaging").get_by_role("button", name="4. a @ b").click()
     for mode in ("light", "dark"):
         page.evaluate(f"document.documentElement.dataset.theme = '{mode}'")
         background = page.eval_on_selector(".sa-fig", "(n) => getComputedStyle(n).backgroundColor")
@@ -453,8 +563,8 @@ def test_latex_build_includes_each_figure_as_a_png(figure_page):
 def test_the_figures_add_one_script_and_little_data_to_the_page(figure_page):
     weight = figure_weight(figure_page.html.read_text(encoding="utf-8"))
     assert weight.figures == len(KINDS)
-    assert weight.code == weight.code_unique < 40_000, "one copy of the script and its stylesheet"
-    assert weight.data < 80_000, "the figures' data together"
+    assert weight.code == weight.code_unique < 45_000, "one copy of the script and its stylesheet"
+    assert weight.data < 100_000, "the figures' data together"
 
 
 def test_outputs_work_side_by_side_each_with_its_own_script(browser, figure_cells):

@@ -16,9 +16,11 @@ from selfattn import ConfigError, get_batch, make_model
 from selfattn.anatomy import trace
 from selfattn.figures import (
     FIGURES,
+    averaging_matrix,
     before_after,
     context_window,
     heatmap_steps,
+    projections,
     score_table,
     training_curve,
 )
@@ -128,6 +130,41 @@ def test_embedded_numbers_are_the_models(figures, names):
     assert steps["snapshots"][-1]["w"] == [[round(w, 3) for w in row] for row in toy.snapshots[200].tolist()]
 
 
+def test_averaging_figure_shows_the_torch_steps_and_the_product(figures, names):
+    a, b, c = names["a"], names["b"], names["c"]
+    T = a.shape[0]
+    data = figures["averaging"].data
+    stages = [torch.tensor(stage["a"]) for stage in data["stages"]]
+    assert torch.equal(stages[0], torch.ones(T, T)) and torch.equal(stages[1], torch.tril(torch.ones(T, T)))
+    assert torch.allclose(stages[2], a, atol=1e-4) and torch.equal(stages[3], stages[2])
+    assert [stage["code"] for stage in data["stages"]] == [
+        f"torch.ones({T}, {T})",
+        f"torch.tril(torch.ones({T}, {T}))",
+        "a / a.sum(dim=1, keepdim=True)",
+        "c = a @ b",
+    ]
+    assert torch.allclose(torch.tensor(data["b"]), b, atol=1e-4)
+    assert torch.allclose(torch.tensor(data["c"]), c, atol=1e-4) and torch.allclose(c, a @ b)
+    assert "sets the 6 entries above the diagonal to 0" in figures["averaging"].description
+    assert "(1, 2, 3, 4)" in figures["averaging"].description
+
+
+def test_projection_figure_shows_the_heads_own_layers(figures, names):
+    model, text = names["model"], names["text"]
+    head = model.sa_head
+    x = trace(model, torch.tensor([names["corpus"].tokenizer.encode(text)]))["x"]  # (1, T, C)
+    data = figures["qkv"].data
+    assert data["position"] == len(text) - 1
+    assert np.allclose(data["x"], x[0], atol=1e-3)
+    for name, layer in (("q", head.query), ("k", head.key), ("v", head.value)):
+        assert np.allclose(data["out"][name], layer(x)[0].detach(), atol=1e-3), name
+        assert np.allclose(data["w"][name], layer.weight.T.detach(), atol=1e-3), f"W_{name} = {name}.weight.T"
+        q = np.array(data["x"]) @ np.array(data["w"][name])
+        assert np.allclose(q, data["out"][name], atol=2e-3), "x W of the data is the output"
+    other = projections(model, names["corpus"].tokenizer, text, position=2)
+    assert other.data["position"] == 2 and f"For position 2 ({text[2]!r})" in other.description
+
+
 def test_before_after_states_the_models_own_parameter_count(figures, names):
     """The figure draws the weight matrices only; its texts give the model's real total and say
     how many numbers the drawing leaves out, all counted by model.parameters()."""
@@ -166,3 +203,22 @@ def test_bad_inputs_are_refused_with_a_reason(names):
     bigram = make_model("bigram", corpus.tokenizer.vocab_size, config)
     with pytest.raises(ConfigError, match="same architecture"):
         before_after(bigram, model)
+    with pytest.raises(ConfigError, match="position=8; give 0 to 7"):
+        projections(model, corpus.tokenizer, "the king", position=8)
+    with pytest.raises(ConfigError, match="block_size=8"):
+        projections(model, corpus.tokenizer, "the king!")
+
+
+def test_averaging_figure_refuses_tensors_that_are_not_its_steps(names):
+    a, b, c = names["a"], names["b"], names["c"]
+    tril = torch.tril(torch.ones(4, 4))
+    refused = {
+        "a has shape (4, 3); give a square": (a[:, :3], b, c),
+        "b has shape (3, 3); give one row per row of a": (a, b[:3], c),
+        "a is not torch.tril(torch.ones(T, T)) with each row divided by its sum": (tril, b, c),
+        "c is not a @ b": (a, b, c + 1),
+    }
+    for message, tensors in refused.items():
+        with pytest.raises(ConfigError, match=re.escape(message)) as error:
+            averaging_matrix(*tensors)
+        assert "\n" not in str(error.value), "one line"

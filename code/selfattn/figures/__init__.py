@@ -2,7 +2,7 @@
 
 Each function returns an :class:`InteractiveFigure`; make it the last line of a
 code cell (or ``glue`` it) and the notebook shows it. :data:`FIGURES` lists the
-ten in the order the book introduces them, each with a call that draws it.
+twelve in the order the book introduces them, each with a call that draws it.
 
 See ``output.py`` for how the script reaches the page, and ``sphinxext.py``
 for keeping one copy of it per built page.
@@ -10,25 +10,30 @@ for keeping one copy of it per built page.
 
 from selfattn.figures.learning import before_after, heatmap_steps, ladder, training_curve
 from selfattn.figures.mechanism import (
+    averaging_matrix,
     batch_grid,
     context_window,
     head_maps,
     mixing_values,
+    projections,
     score_table,
     shape_walk,
 )
 from selfattn.figures.output import InteractiveFigure
 
-# The ten figures: each one's kind (``data-kind`` in its HTML, the view that draws it in
+# The twelve figures: each one's kind (``data-kind`` in its HTML, the view that draws it in
 # figures.js) and a call that makes it, written with the names the chapters use: ``corpus``,
-# a trained ``model`` and its ``history``, the ``initial_model`` it started from, a batch ``xb``,
-# a ``text`` of block_size characters, the ``bigram`` run's History (or its final validation
-# loss), the toy run's ``snapshots`` (step, loss, weights) and ``tokens``, and a GPT-style
-# ``gpt_model`` with its ``gpt_history``.
+# the averaging matrix ``a`` with a matrix ``b`` and ``c = a @ b``, a trained ``model`` and its
+# ``history``, the ``initial_model`` it started from, a batch ``xb``, a ``text`` of block_size
+# characters, the ``bigram`` run's History (or its final validation loss), the toy run's
+# ``snapshots`` (step, loss, weights) and ``tokens``, and a GPT-style ``gpt_model`` with its
+# ``gpt_history``.
 FIGURES: tuple[tuple[str, str], ...] = (
     ("context-window", "context_window(corpus.text[:9])"),
     ("batch", "batch_grid(corpus, model)"),
     ("shape-walk", "shape_walk(model, xb, corpus.tokenizer)"),
+    ("averaging", "averaging_matrix(a, b, c)"),
+    ("qkv", "projections(model, corpus.tokenizer, text)"),
     ("score-table", "score_table(model, corpus.tokenizer, text)"),
     ("mix-values", "mixing_values(model, corpus.tokenizer, text)"),
     ("training", "training_curve(history, bigram)"),
@@ -41,6 +46,7 @@ FIGURES: tuple[tuple[str, str], ...] = (
 __all__ = [
     "FIGURES",
     "InteractiveFigure",
+    "averaging_matrix",
     "batch_grid",
     "before_after",
     "context_window",
@@ -48,6 +54,7 @@ __all__ = [
     "heatmap_steps",
     "ladder",
     "mixing_values",
+    "projections",
     "score_table",
     "shape_walk",
     "training_curve",

@@ -81,9 +81,41 @@
   function signed(x, scale) {
     return ramp(DIVERGING, 0.5 + x / (2 * scale));
   }
-  function strip(values, scale, withNumbers) {
-    return el("div", { class: withNumbers ? "sa-strip" : "sa-strip sa-thin" }, values.map((x) => paint(el("span", { "data-v": x, title: fmt(x, 3), text: withNumbers ? fmt(x) : "\u00a0" }),
-        signed(x, scale))));
+  function strip(values, scale, withNumbers, pick) {  // with pick(k): each cell a button pointing at k
+    return el("div", { class: withNumbers ? "sa-strip" : "sa-strip sa-thin" }, values.map((x, k) => {
+      const props = { "data-v": x, title: fmt(x, 3), text: withNumbers ? fmt(x) : "\u00a0" };
+      return paint(pick ? pointable(el("button", Object.assign(props, { type: "button" })), () => { pick(k); })
+        : el("span", props), signed(x, scale));
+    }));
+  }
+  function pointable(node, show) {  // show() when the node is pointed at, focused or clicked
+    ["mouseenter", "focus", "click"].forEach((type) => { node.addEventListener(type, show); });
+    return node;
+  }
+  // A row of buttons, one per label, that call pick(i); press(buttons, i) marks the chosen one.
+  function choices(labels, groupLabel, pick) {
+    const buttons = labels.map((label, i) => button(label, () => { pick(i); }));
+    return { buttons, row: el("div", { class: "sa-row", role: "group", "aria-label": groupLabel }, buttons) };
+  }
+  // One button per position of a sequence, its index above its character.
+  function positions(tokens, groupLabel, pick) {
+    const row = el("div", { class: "sa-row", role: "group", "aria-label": groupLabel });
+    const buttons = tokens.map((tok, t) => row.appendChild(el("button", {
+        type: "button", class: "sa-pos", "aria-label": "position " + t + ": " + spoken(tok),
+        onclick: () => { pick(t); }
+      }, [el("small", { text: t }), el("b", { text: tok })])));
+    return { buttons, row };
+  }
+  // Fill table with a header row of column labels, then per row of values a row label and
+  // cell(x, r, j) for each value (a td).
+  function matrix(table, columns, rows, rowLabel, cell) {
+    const head = el("tr", {}, [el("th", { text: "" })]);
+    columns.forEach((c) => { head.append(el("th", { scope: "col", text: c })); });
+    table.replaceChildren(head);
+    rows.forEach((row, r) => {
+      table.append(el("tr", {}, [el("th", { scope: "row", text: rowLabel(r) })].concat(row.map((x, j) => cell(x, r, j)))));
+    });
+    return table;
   }
 
   const views = {};
@@ -91,11 +123,7 @@
   // 1. The context window: position t sees positions 0..t.
   views["context-window"] = function (body, d) {
     const T = d.tokens.length, status = statusLine();
-    const row = el("div", { class: "sa-row", role: "group", "aria-label": "positions of the context window" });
-    const buttons = d.tokens.map((tok, t) => row.appendChild(el("button", {
-        type: "button", class: "sa-pos", "aria-label": "position " + t + ": " + spoken(tok),
-        onclick: () => { pick(t); }
-      }, [el("small", { text: t }), el("b", { text: tok })])));
+    const { row, buttons } = positions(d.tokens, "positions of the context window", pick);
     function pick(t) {
       buttons.forEach((b, i) => {
         b.classList.toggle("sa-lit", i <= t);
@@ -212,30 +240,112 @@
     go(0);
   };
 
-  // 4. The score table: raw q.k, scaled, masked, softmax.
+  // 4. The averaging matrix a, built in three torch calls, then c = a @ b.
+  views.averaging = function (body, d) {
+    const T = d.b.length, n = d.b[0].length, scale = maxAbs(d.b.concat(d.c)), status = statusLine();
+    const code = el("code"), mats = el("div", { class: "sa-mats" });
+    const arithmetic = el("p", { class: "sa-numbers", "aria-live": "polite" });
+    const { buttons, row } = choices(["1. ones", "2. tril", "3. \u00f7 row sums", "4. a @ b"], "stages", show);
+    const index = (k) => [...Array(k).keys()], label = (r) => r;
+    let tables = {};
+    function operand(name, table) {
+      table.setAttribute("data-name", name);
+      tables[name] = table;
+      return el("div", { class: "sa-operand" }, [el("code", { text: name }), table]);
+    }
+    function show(i) {
+      const stage = d.stages[i];
+      press(buttons, i);
+      code.textContent = stage.code;
+      status.textContent = stage.note;
+      arithmetic.textContent = "";
+      tables = {};
+      mats.replaceChildren(operand("a", matrix(el("table", { class: "sa-table" }), index(T), stage.a, label,
+        (x) => paint(el("td", { text: fmt(x, stage.digits) }), ramp(VIRIDIS, x)))));
+      if (i < d.stages.length - 1) return;
+      const b = matrix(el("table", { class: "sa-table" }), index(n), d.b, label,
+        (x) => paint(el("td", { text: fmt(x) }), signed(x, scale)));
+      const c = matrix(el("table", { class: "sa-table" }), index(n), d.c, label, (x, r, j) => paint(el("td", {}, [
+        pointable(el("button", { type: "button", "aria-label": "c[" + r + ", " + j + "] = " + fmt(x) }, [fmt(x)]),
+          () => { explain(r, j); })]), signed(x, scale)));
+      mats.append(el("span", { class: "sa-op", text: "@" }), operand("b", b), el("span", { class: "sa-op", text: "=" }),
+        operand("c", c));
+      explain(T - 1, 0);
+    }
+    function explain(r, j) {  // c[r, j]: row r of a times column j of b
+      const a = d.stages[d.stages.length - 1].a;
+      mats.querySelectorAll(".sa-hl").forEach((td) => { td.classList.remove("sa-hl"); });
+      index(T).forEach((k) => {
+        tables.a.rows[r + 1].cells[k + 1].classList.add("sa-hl");
+        tables.b.rows[k + 1].cells[j + 1].classList.add("sa-hl");
+      });
+      tables.c.rows[r + 1].cells[j + 1].classList.add("sa-hl");
+      arithmetic.textContent = "c[" + r + ", " + j + "] = row " + r + " of a \u00b7 column " + j + " of b = " +
+        index(T).map((k) => fmt(a[r][k]) + "\u00d7" + paren(d.b[k][j])).join(" + ") + " = " + fmt(d.c[r][j]);
+    }
+    body.append(row, el("p", {}, [code]), status, mats, arithmetic);
+    show(0);
+  };
+
+  // 5. From x to q, k and v: each output number is x times one column of a weight matrix.
+  views.qkv = function (body, d) {
+    const names = ["q", "k", "v"], C = d.x[0].length, status = statusLine(), scaleX = maxAbs(d.x);
+    const input = el("div"), outputs = el("div", { class: "sa-outputs" }), detail = el("div");
+    let t = d.position;
+    const { buttons, row } = positions(d.tokens, "position", (p) => { t = p; show(); });
+    function show() {
+      press(buttons, t);
+      input.replaceChildren(el("p", { class: "sa-note", text: "x[" + t + "], the input vector of position " + t +
+        " (" + quote(d.tokens[t]) + "): " + C + " numbers" }), strip(d.x[t], scaleX, true));
+      outputs.replaceChildren();
+      names.forEach((name) => {
+        const values = d.out[name][t], cells = strip(values, maxAbs(d.out[name]), true, (j) => { explain(name, j); });
+        cells.setAttribute("data-name", name);
+        [...cells.children].forEach((cell, j) => {
+          cell.setAttribute("aria-label", name + "[" + j + "] = " + fmt(values[j], 3));
+        });
+        outputs.append(el("code", { text: name + " = x W_" + name }), cells);
+      });
+      explain("q", 0);
+    }
+    function explain(name, j) {  // name[j] = sum over i of x[i] * W[i, j]
+      const x = d.x[t], column = d.w[name].map((weights) => weights[j]), parts = x.map((xi, i) => xi * column[i]);
+      outputs.querySelectorAll(".sa-hl").forEach((cell) => { cell.classList.remove("sa-hl"); });
+      outputs.querySelector('[data-name="' + name + '"]').children[j].classList.add("sa-hl");
+      const terms = x.map((xi, i) => paren(xi) + "\u00d7" + paren(column[i]));
+      status.textContent = name + "[" + j + "] = \u03a3 x[i]\u00b7W_" + name + "[i, " + j + "] = " +
+        terms.slice(0, 3).join(" + ") + " + \u2026 + " + terms[C - 1] + " (" + C + " products) = " +
+        fmt(d.out[name][t][j], 3);
+      detail.replaceChildren(
+        el("p", { class: "sa-note", text: "Column " + j + " of W_" + name + ": one weight per number of x" }),
+        strip(column, maxAbs(d.w[name]), true),
+        el("p", { class: "sa-note", text: "x[i]\u00b7W_" + name + "[i, " + j + "]: the " + C + " products that add up to " +
+          name + "[" + j + "]" }),
+        strip(parts, maxAbs([parts]), true));
+    }
+    body.append(row, input, el("p", { class: "sa-note", text: "Point at a number of q, k or v, or reach it with " +
+      "Tab, to see the weights that made it." }), outputs, status, detail);
+    show();
+  };
+
+  // 6. The score table: raw q.k, scaled, masked, softmax.
   views["score-table"] = function (body, d) {
     const T = d.tokens.length, status = statusLine(), table = el("table", { class: "sa-table" });
     const stages = [
       ["raw", "1. raw q\u00b7k"], ["scaled", "2. scaled \u00d7 1/\u221a" + d.hs], ["masked", "3. masked"],
       ["wei", "4. softmax"]];
-    const buttons = stages.map((s, i) => button(s[1], () => { show(i); }));
+    const { buttons, row } = choices(stages.map((s) => s[1]), "stages", show);
     function show(i) {
       const name = stages[i][0], m = d.stages[name], soft = name === "wei";
-      const finite = m.flat().filter((x) => x !== null);
-      const scale = maxAbs(m), head = el("tr", {}, [el("th", { text: "" })]);
+      const finite = m.flat().filter((x) => x !== null), scale = maxAbs(m);
       press(buttons, i);
-      d.tokens.forEach((tok) => { head.append(el("th", { scope: "col", text: tok })); });
-      if (soft) head.append(el("th", { scope: "col", text: "row sum" }));
-      table.replaceChildren(head);
-      m.forEach((row, r) => {
-        const tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: d.tokens[r] })]));
-        row.forEach((x) => {
-          const td = tr.appendChild(el("td", { text: fmt(x, 2) }));
-          if (x === null) td.className = "sa-masked";
-          else paint(td, soft ? ramp(VIRIDIS, x) : signed(x, scale));
-        });
-        if (soft) tr.append(el("td", { class: "sa-sum", text: fmt(sum(row), 2) }));
-      });
+      matrix(table, d.tokens, m, (r) => d.tokens[r], (x) => (x === null
+        ? el("td", { class: "sa-masked", text: fmt(x) })
+        : paint(el("td", { text: fmt(x) }), soft ? ramp(VIRIDIS, x) : signed(x, scale))));
+      if (soft) {
+        table.rows[0].append(el("th", { scope: "col", text: "row sum" }));
+        m.forEach((r, k) => { table.rows[k + 1].append(el("td", { class: "sa-sum", text: fmt(sum(r), 2) })); });
+      }
       const spread = "std " + fmt(std(finite)) + ", from " + fmt(Math.min(...finite)) + " to " +
         fmt(Math.max(...finite));
       status.textContent = [
@@ -246,12 +356,12 @@
           " cells): no character may look at the future.",
         "Softmax turns each row into weights: \u2212\u221e becomes 0 and every row sums to 1."][i];
     }
-    body.append(el("div", { class: "sa-row", role: "group", "aria-label": "stages" }, buttons), table, status,
+    body.append(row, table, status,
       el("p", { class: "sa-note", text: "Row: the position that looks; column: the position it looks at." }));
     show(0);
   };
 
-  // 5. Mixing values: row i of out = sum over j of wei[i, j] * v[j].
+  // 7. Mixing values: row i of out = sum over j of wei[i, j] * v[j].
   views["mix-values"] = function (body, d) {
     const status = statusLine(), scale = maxAbs(d.v), panel = el("div");
     const table = el("table", { class: "sa-table" }), buttons = [];
@@ -290,7 +400,7 @@
     pick(d.row);
   };
 
-  // ---- loss charts (figures 6 and 9): an SVG frame, and a player that replays training
+  // ---- loss charts (figures 8 and 11): an SVG frame, and a player that replays training
   const NS = "http://www.w3.org/2000/svg";
   function svg(tag, attrs, text) {
     const node = document.createElementNS(NS, tag);
@@ -358,7 +468,7 @@
     return { slider, row: el("div", { class: "sa-row" }, [play, slider]) };
   }
 
-  // 6. Training: the attention model's recorded loss, played back against the bigram's line.
+  // 8. Training: the attention model's recorded loss, played back against the bigram's line.
   views.training = function (body, d) {
     const last = d.steps[d.steps.length - 1], all = d.val.concat(d.batch.map((p) => p[1]), [d.bigram]);
     const f = lossFrame(all, last, d.label + " loss curve against the bigram's " + fmt(d.bigram), 300);
@@ -391,7 +501,7 @@
     show(0);
   };
 
-  // 7. Before and after: the model's weight matrices at initialisation and after training.
+  // 9. Before and after: the model's weight matrices at initialisation and after training.
   views["before-after"] = function (body, d) {
     const status = statusLine(), lut = [], mats = el("div", { class: "sa-mats" }), stats = [], canvases = [];
     for (let q = 0; q < 256; q++) lut.push(ramp(DIVERGING, q / 255));
@@ -430,21 +540,18 @@
     draw("before");
   };
 
-  // 8. Attention weights over training, one heatmap per recorded step.
+  // 10. Attention weights over training, one heatmap per recorded step.
   views["heatmap-steps"] = function (body, d) {
     const status = statusLine(), readout = el("p", { class: "sa-shape" });
     const table = el("table", { class: "sa-table" });
     const slider = el("input", { type: "range", min: 0, max: d.snapshots.length - 1, step: 1, value: d.start,
       "aria-label": "recorded training step", oninput: () => { show(Number(slider.value)); } });
     function show(i) {
-      const snap = d.snapshots[i], head = el("tr", {}, [el("th", { text: "" })]), best = [];
-      d.tokens.forEach((tok) => { head.append(el("th", { scope: "col", text: tok })); });
-      table.replaceChildren(head);
-      snap.w.forEach((row, r) => {
-        const tr = table.appendChild(el("tr", {}, [el("th", { scope: "row", text: d.tokens[r] })]));
-        row.forEach((w) => { tr.append(paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w))); });
+      const snap = d.snapshots[i];
+      matrix(table, d.tokens, snap.w, (r) => d.tokens[r], (w) => paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w)));
+      const best = snap.w.map((row, r) => {
         const j = row.indexOf(Math.max(...row));
-        best.push(d.tokens[r] + " \u2192 " + d.tokens[j] + " " + fmt(row[j]));
+        return d.tokens[r] + " \u2192 " + d.tokens[j] + " " + fmt(row[j]);
       });
       slider.value = i;
       readout.textContent = "step " + snap.step + " \u00b7 loss " + fmt(snap.loss, 4);
@@ -458,7 +565,7 @@
     show(d.start);
   };
 
-  // 9. The ladder: every model's validation loss, replayed together.
+  // 11. The ladder: every model's validation loss, replayed together.
   views.ladder = function (body, d) {
     const last = Math.max(...d.series.map((c) => c.steps[c.steps.length - 1]));
     const f = lossFrame(d.series.flatMap((c) => c.val), last, "validation loss of " + d.series.length +
@@ -483,7 +590,7 @@
     show(last);
   };
 
-  // 10. The heads of one block: each head's attention weights for one text.
+  // 12. The heads of one block: each head's attention weights for one text.
   views["head-maps"] = function (body, d) {
     const status = statusLine(), table = el("table", { class: "sa-table" });
     let head = d.head, row = d.row;

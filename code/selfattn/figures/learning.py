@@ -1,4 +1,4 @@
-"""Figures 6-8: what training records and what it changes."""
+"""Figures 8-11: what training records and what it changes."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _crossing(steps: Sequence[int], losses: Sequence[float], level: float) -> in
 def training_curve(
     history: History, bigram: History | float, label: str = "attention", points: int = 100
 ) -> InteractiveFigure:
-    """Figure 6: ``history``'s losses played back against the bigram's final validation loss.
+    """Figure 8: ``history``'s losses played back against the bigram's final validation loss.
 
     ``bigram`` is the bigram run's ``History`` or its final validation loss.
     The per-step batch losses are averaged into about ``points`` points.
@@ -118,7 +118,7 @@ def _drawn_text(count: dict, sep: str = "; ") -> str:
 
 
 def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3) -> InteractiveFigure:
-    """Figure 7: every weight matrix of ``initial`` and ``trained`` (same architecture), toggled.
+    """Figure 9: every weight matrix of ``initial`` and ``trained`` (same architecture), toggled.
 
     ``initial`` is the model before training, e.g. ``make_model("attention",
     vocab_size, config)`` with the config the trained model was fitted with.
@@ -206,7 +206,7 @@ def _label(token: str) -> str:
 def heatmap_steps(
     snapshots: Sequence[tuple[int, float, object]], tokens: Sequence[str], start: int = 0
 ) -> InteractiveFigure:
-    """Figure 8: one attention-weight heatmap per recorded step, picked with a slider.
+    """Figure 10: one attention-weight heatmap per recorded step, picked with a slider.
 
     ``snapshots`` is a list of ``(step, loss, weights)`` with ``weights`` an
     (n, n) tensor or array (row: the token that looks); ``tokens`` are the n
@@ -260,7 +260,7 @@ def _draw_steps(fig: MplFigure, d: dict) -> None:
 
 
 def ladder(histories: dict[str, History], dashed: Sequence[str] = ()) -> InteractiveFigure:
-    """Figure 9: several runs' validation losses, replayed together; ``dashed`` names drawn dashed."""
+    """Figure 11: several runs' validation losses, replayed together; ``dashed`` names drawn dashed."""
     if not 1 <= len(histories) <= len(SERIES):
         raise ConfigError(f"histories has {len(histories)} runs; give 1 to {len(SERIES)}.")
     series = [

@@ -1,4 +1,4 @@
-"""Figures 1-5: how one attention head turns a window of characters into new vectors.
+"""Figures 1-7 and 12: how attention turns a window of characters into new vectors.
 
 Every number comes from the model passed in: the functions run it once on real
 text and keep what its layers saw and returned.
@@ -13,7 +13,7 @@ import torch
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Rectangle
 
-from selfattn.anatomy import AttentionStages, block_input, heads_of, model_stages, stages, trace
+from selfattn.anatomy import AttentionStages, block_input, heads_of, stages, trace
 from selfattn.errors import ConfigError
 from selfattn.figures.output import InteractiveFigure, rounded, shown
 from selfattn.heatmaps import heatmap
@@ -23,12 +23,18 @@ from selfattn.tokenizers import CharTokenizer
 LIT, DIM, NEXT = "#f3c26b", "#eceff2", "#009E73"
 
 
-def head_stages(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> AttentionStages:
-    """The head's intermediates for one sequence of text (batch of one)."""
+def head_input(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> torch.Tensor:
+    """What the model's head receives for one sequence of text: x, (1, T, n_embd)."""
     if not 1 <= len(text) <= model.block_size:
         raise ConfigError(f"text has {len(text)} characters; give 1 to block_size={model.block_size}.")
     idx = torch.tensor([tokenizer.encode(text)])  # (1, T)
-    return model_stages(model, idx)
+    return trace(model, idx)["x"]
+
+
+@torch.no_grad()
+def head_stages(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> AttentionStages:
+    """The head's intermediates for one sequence of text (batch of one)."""
+    return stages(model.sa_head, head_input(model, tokenizer, text))
 
 
 def context_window(text: str, block_size: int = 8, selected: int = 3) -> InteractiveFigure:
@@ -243,8 +249,137 @@ def _draw_walk(fig: MplFigure, d: dict) -> None:
             ax.set_xlabel(f"{values.shape[1]} numbers", fontsize=8)
 
 
+def averaging_matrix(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> InteractiveFigure:
+    """Figure 4: the averaging matrix ``a`` (T, T) built in three steps, then ``c = a @ b``.
+
+    The steps before ``a`` are made here with the torch calls that make it, and must end at
+    ``a``; ``b`` is (T, n) and ``c`` must equal ``a @ b``.
+    """
+    if a.dim() != 2 or a.shape[0] != a.shape[1]:
+        raise ConfigError(f"a has shape {tuple(a.shape)}; give a square (T, T) matrix.")
+    T = a.shape[0]
+    if b.dim() != 2 or b.shape[0] != T:
+        raise ConfigError(f"b has shape {tuple(b.shape)}; give one row per row of a, (T, n) with T = {T}.")
+    ones = torch.ones(T, T, dtype=a.dtype)  # (T, T)
+    tril = torch.tril(ones)  # (T, T)
+    sums = tril.sum(dim=1, keepdim=True)  # (T, 1): 1, 2, ..., T
+    if not torch.allclose(a, tril / sums):
+        raise ConfigError("a is not torch.tril(torch.ones(T, T)) with each row divided by its sum.")
+    if c.shape != b.shape or not torch.allclose(c, a @ b):
+        raise ConfigError(f"c is not a @ b, the {tuple(b.shape)} product of the a and b given.")
+    above, sums_text = T * (T - 1) // 2, ", ".join(str(int(s)) for s in sums.flatten().tolist())
+    notes = [
+        f"All {T * T} entries are 1: every position would see every other, the future included.",
+        f"tril keeps the {T * T - above} entries on and below the diagonal and sets the {above} above it "
+        "to 0: the zeros keep the future out.",
+        f"Each row divided by its sum ({sums_text}): every row now sums to 1, so a row of a takes an "
+        "average.",
+        "Row t of c is the average of rows 0 to t of b. Point at a cell of c, or focus it, to see the row "
+        "of a and the column of b that make it.",
+    ]
+    codes = [f"torch.ones({T}, {T})", f"torch.tril(torch.ones({T}, {T}))", "a / a.sum(dim=1, keepdim=True)"]
+    data = {
+        "stages": [
+            {"code": code, "note": note, "a": rounded(m, 4), "digits": digits}
+            for m, code, note, digits in zip(
+                [ones, tril, a, a], [*codes, "c = a @ b"], notes, [0, 0, 2, 2], strict=True
+            )
+        ],
+        "b": rounded(b, 4),
+        "c": rounded(c, 4),
+    }
+    last = ", ".join(f"{v:.2f}" for v in c[-1].tolist())
+    description = (
+        f"The {T} by {T} averaging matrix a, built in three steps: {codes[0]} is all ones; torch.tril "
+        f"sets the {above} entries above the diagonal to 0; dividing each row by its sum ({sums_text}) "
+        f"makes every row sum to 1. Then c = a @ b, with b of shape {tuple(b.shape)}: row t of c is the "
+        f"average of rows 0 to t of b; the last row is [{last}]."
+    )
+    return InteractiveFigure(
+        "averaging", data, "Building the averaging matrix", description, _draw_averaging, (8.0, 2.8)
+    )
+
+
+def _draw_averaging(fig: MplFigure, d: dict) -> None:
+    b, c = torch.tensor(d["b"]), torch.tensor(d["c"])
+    T, n = b.shape
+    labels = [str(i) for i in range(max(T, n))]
+    axes = fig.subplots(1, 5, width_ratios=[T, T, T, n, n])
+    scale = float(torch.cat([b, c]).abs().max()) or 1.0
+    for ax, stage in zip(axes[:3], d["stages"][:3], strict=True):
+        fmt = f"{{:.{stage['digits']}f}}"
+        heatmap(ax, torch.tensor(stage["a"]), labels, cmap="viridis", vmin=0, vmax=1, fmt=fmt, fontsize=7)
+    for ax, m in zip(axes[3:], (b, c), strict=True):
+        heatmap(ax, m, labels, cmap="RdBu_r", vmin=-scale, vmax=scale, fmt="{:.2f}", fontsize=7)
+    titles = ["1. torch.ones", "2. torch.tril", "3. ÷ row sums", "b", "4. c = a @ b"]
+    for ax, title in zip(axes, titles, strict=True):
+        ax.set_title(title, fontsize=9)
+
+
+@torch.no_grad()
+def projections(
+    model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str, position: int | None = None
+) -> InteractiveFigure:
+    """Figure 5: one position's input x turned into q, k and v by the head's three weight matrices.
+
+    The matrices are shown as the book writes them, ``q = x W_q`` with ``W_q`` of shape
+    (n_embd, head_size), that is ``query.weight.T``; ``position`` defaults to the last one.
+    """
+    head = model.sa_head
+    x = head_input(model, tokenizer, text)  # (1, T, C)
+    s = stages(head, x)
+    T = len(text)
+    position = T - 1 if position is None else position
+    if not 0 <= position < T:
+        raise ConfigError(f"position={position}; give 0 to {T - 1}, one of the {T} characters of text.")
+    layers = {"q": head.query, "k": head.key, "v": head.value}
+    data = {
+        "tokens": [shown(ch) for ch in text],
+        "x": rounded(x[0], 4),
+        "w": {name: rounded(layer.weight.T, 4) for name, layer in layers.items()},  # (C, hs) each
+        "out": {name: rounded(getattr(s, name)[0], 3) for name in layers},  # (T, hs) each
+        "position": position,
+    }
+    C, hs = x.shape[-1], s.q.shape[-1]
+
+    def start(name: str) -> str:
+        return ", ".join(f"{v:.2f}" for v in getattr(s, name)[0, position, :3].tolist())
+
+    description = (
+        f"The input vector x of each position of {text!r} ({C} numbers) times the head's three {C} by "
+        f"{hs} weight matrices W_q, W_k and W_v gives q, k and v, {hs} numbers each: q[j] is the sum over "
+        f"i of x[i]·W_q[i, j]. Buttons pick the position; pointing at an output number shows the weights "
+        f"that made it. For position {position} ({text[position]!r}), q starts {start('q')}, k starts "
+        f"{start('k')} and v starts {start('v')}."
+    )
+    return InteractiveFigure("qkv", data, "From x to q, k and v", description, _draw_projections, (7.6, 4.4))
+
+
+def _draw_projections(fig: MplFigure, d: dict) -> None:
+    p, x = d["position"], np.asarray(d["x"])
+    C, hs = x.shape[1], len(d["out"]["q"][0])
+    axes = fig.subplots(2, 4, width_ratios=[1.2, hs / 8, hs / 8, hs / 8], height_ratios=[C, 2.5])
+    scale = np.abs(x[p]).max() or 1
+    axes[0, 0].imshow(x[p][:, None], cmap="RdBu_r", vmin=-scale, vmax=scale, aspect="auto")
+    axes[0, 0].set_title(f"x[{p}] {d['tokens'][p]}", fontsize=9)
+    axes[0, 0].set_ylabel(f"i ({C} numbers)", fontsize=8)
+    axes[1, 0].axis("off")
+    for col, name in enumerate(("q", "k", "v"), start=1):
+        w, out = np.asarray(d["w"][name]), np.asarray(d["out"][name][p])
+        top, bottom = axes[0, col], axes[1, col]
+        w_scale, out_scale = np.abs(w).max() or 1, np.abs(out).max() or 1
+        top.imshow(w, cmap="RdBu_r", vmin=-w_scale, vmax=w_scale, aspect="auto", interpolation="nearest")
+        top.set_title(f"W_{name} ({C} × {hs})", fontsize=9)
+        bottom.imshow(out[None, :], cmap="RdBu_r", vmin=-out_scale, vmax=out_scale, aspect="auto")
+        bottom.set_xlabel(f"{name} = x W_{name}: {hs} numbers", fontsize=8)
+    for ax in axes.flat:
+        ax.set_xticks([])
+        ax.set_yticks([])
+        ax.grid(False)
+
+
 def score_table(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> InteractiveFigure:
-    """Figure 4: the head's (T, T) scores for ``text``: raw q.k, scaled, masked, softmax."""
+    """Figure 6: the head's (T, T) scores for ``text``: raw q.k, scaled, masked, softmax."""
     s = head_stages(model, tokenizer, text)
     hs, T = s.q.shape[-1], len(text)
     data = {
@@ -287,7 +422,7 @@ def _draw_scores(fig: MplFigure, d: dict) -> None:
 def mixing_values(
     model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str, row: int = 3
 ) -> InteractiveFigure:
-    """Figure 5: row ``row`` of ``out`` as the sum of ``wei[row, j] * v[j]`` for ``text``."""
+    """Figure 7: row ``row`` of ``out`` as the sum of ``wei[row, j] * v[j]`` for ``text``."""
     s = head_stages(model, tokenizer, text)
     T = len(text)
     row = min(row, T - 1)
@@ -330,7 +465,7 @@ def _draw_mix(fig: MplFigure, d: dict) -> None:
 
 @torch.no_grad()
 def head_maps(model, tokenizer: CharTokenizer, text: str, layer: int = 0) -> InteractiveFigure:
-    """Figure 10: the attention weights of each head of block ``layer`` of a GPT model for ``text``.
+    """Figure 12: the attention weights of each head of block ``layer`` of a GPT model for ``text``.
 
     A button picks the head, a row picks the position whose largest weights are read out.
     """
