@@ -14,6 +14,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 
 TEMPLATES = Path(__file__).with_name("editions_templates")
+STATIC = Path(__file__).with_name("editions_static")
 # language -> (the edition's name, written in its own language; its folder in the site)
 EDITIONS = {"en": ("English", ""), "zh_CN": ("中文", "zh/")}
 TITLE_ZH = "从零实现自注意力"  # the Chinese edition's title
@@ -41,6 +42,7 @@ def _configure(app: Sphinx, config: Config) -> None:
         elements["fontenc"] = ""  # no xeCJK
         elements["preamble"] = elements.get("preamble", "") + "\n" + CHINESE_LINE_BREAKS
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
+    config.html_static_path = [*config.html_static_path, str(STATIC)]
     header = config.html_theme_options.get("article_header_end", ["article-header-buttons.html"])
     config.html_theme_options["article_header_end"] = [*header, "edition-switch.html"]
 
@@ -53,4 +55,5 @@ def _link(app: Sphinx, pagename: str, templatename: str, context: dict, doctree:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _configure)
     app.connect("html-page-context", _link)
+    app.add_css_file("editions.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}
