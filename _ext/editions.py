@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
+from sphinx.builders.latex.constants import ADDITIONAL_SETTINGS
 from sphinx.config import Config
 
 TEMPLATES = Path(__file__).with_name("editions_templates")
@@ -39,7 +40,9 @@ def _configure(app: Sphinx, config: Config) -> None:
     if (config.language or "").startswith("zh"):
         config.html_title = config.project = TITLE_ZH
         elements = config.latex_elements
-        elements["fontenc"] = ""  # no xeCJK
+        # XeLaTeX's own settings where Sphinx would switch to xeCJK's for Chinese
+        elements["fontenc"] = ADDITIONAL_SETTINGS["xelatex"]["fontenc"]
+        elements.setdefault("fvset", ADDITIONAL_SETTINGS["xelatex"]["fvset"])
         elements["preamble"] = elements.get("preamble", "") + "\n" + CHINESE_LINE_BREAKS
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
     config.html_static_path = [*config.html_static_path, str(STATIC)]
