@@ -6,7 +6,8 @@
 - ``tools.page_weight``: what a first visit to each page downloads, against the budget;
 - ``tools.figure_page``: the interactive figures as notebook cells, and the same figures drawn here;
 - ``tools.build``: ``jupyter-book build`` with the chapters executed on every core;
-- ``tools.live``: ``make live``, the site with live code on a local Jupyter server.
+- ``tools.live``: ``make live``, the site with live code on a local Jupyter server;
+- ``tools.catalogs``: the Chinese edition's message catalogs, refreshed and checked.
 
 Run them from the repository's root (``python -m tools.live``, ``python -m benchmarks.page_weight``);
 pytest finds them there too (``pythonpath`` in pyproject.toml).
@@ -19,3 +20,5 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 # How long one cell may run, as the book's build allows (_config.yml).
 CELL_TIMEOUT = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["execute"]["timeout"]
+# The gettext build (`make translations`): the English messages, extracted with their own doctrees.
+MESSAGES = ROOT / "_build" / "messages"

@@ -16,7 +16,8 @@ also creates that cache's database before the parallel processes start.
 
 ``--language zh_CN`` builds the Chinese edition from the same chapters and the message catalogs
 in ``locale/``, into ``_build/zh_CN`` (its site is then copied to ``_build/html/zh``). It reads
-the English build's execution cache, so translating never runs a chapter again.
+the English build's execution cache, so translating never runs a chapter again. The gettext
+build (``--builder custom --custom-builder gettext``) reads it too, in ``_build/messages``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ import sphinx.builders
 from jupyter_book.cli.main import main as jupyter_book_cli
 from jupyter_cache import get_cache
 
-ROOT = Path(__file__).resolve().parents[1]
+from tools import MESSAGES, ROOT
+
 PACKAGE = ROOT / "code" / "selfattn"
 
 
@@ -84,13 +86,16 @@ def main(argv: Sequence[str]) -> None:
         language = argv[at + 1]
         del argv[at : at + 2]
         argv += ["--path-output", str(ROOT / "_build" / language)]
+    elif "gettext" in argv:  # its own doctrees: Sphinx cannot share them with the site's build
+        argv += ["--path-output", str(MESSAGES)]
     output = Path(argv[argv.index("--path-output") + 1]) if "--path-output" in argv else ROOT
     build_sphinx = partial(jupyter_book.sphinx.build_sphinx, jobs=os.cpu_count())
-    if language is None:
+    if output == ROOT:
         prepare_execution_cache(output / "_build")
-    else:  # the English build's outputs: translating runs nothing
+    else:  # the English build's outputs: translating and extracting run nothing
         cache = str(ROOT / "_build" / ".jupyter_cache")
-        build_sphinx = with_overrides(build_sphinx, {"language": language, "nb_execution_cache_path": cache})
+        overrides = {"nb_execution_cache_path": cache} | ({"language": language} if language else {})
+        build_sphinx = with_overrides(build_sphinx, overrides)
     jupyter_book.sphinx.build_sphinx = build_sphinx
     sphinx.builders.make_chunks = one_chapter_each
     jupyter_book_cli(["build", str(ROOT), *argv], standalone_mode=False)

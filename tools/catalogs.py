@@ -3,7 +3,7 @@
     python -m tools.catalogs update   # after `make translations` extracted the English messages
     python -m tools.catalogs check    # every message translated, none fuzzy, markup kept
 
-``update`` merges the English messages that the gettext build extracted (``_build/gettext``)
+``update`` merges the English messages that the gettext build extracted (``_build/messages``)
 into ``locale/zh_CN/LC_MESSAGES/book/<chapter>.po``: a new English message arrives
 untranslated, a changed one arrives fuzzy with the old translation as a start, and a removed
 one is dropped. The build's image file names (figures are named by a hash of their pixels) are
@@ -25,10 +25,10 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from tools import ROOT
+from tools import MESSAGES, ROOT
 
 LANGUAGE = "zh_CN"
-TEMPLATES = ROOT / "_build" / "gettext" / "book"
+TEMPLATES = MESSAGES / "_build" / "gettext" / "book"
 CATALOGS = ROOT / "locale" / LANGUAGE / "LC_MESSAGES" / "book"
 IMAGE_FILE = re.compile(r"^\.\. image:: ")
 
@@ -56,6 +56,11 @@ def write(catalog: Catalog, path: Path) -> None:
         write_po(f, catalog, width=100, omit_header=False, ignore_obsolete=True)
 
 
+def source(location: str, output: Path) -> str:
+    """A message's source file, from the repository's root (Sphinx writes it from ``output``)."""
+    return (output / location).resolve().relative_to(ROOT).as_posix()
+
+
 def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]:
     """Merge each chapter's extracted English messages into its catalog; return the catalogs."""
     written = []
@@ -65,6 +70,7 @@ def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]
             if message.id and IMAGE_FILE.match(message.id):
                 template.delete(message.id)
             message.flags.discard("python-format")  # "90% is" is prose, not a format string
+            message.locations = [(source(file, templates.parent), line) for file, line in message.locations]
         path = catalogs / f"{template_path.stem}.po"
         catalog = read(path) if path.is_file() else Catalog(locale=LANGUAGE)
         catalog.update(template, update_header_comment=False)
