@@ -46,7 +46,7 @@ pdf: tex-check $(STAMP)
 ## translations: extract the English messages and merge them into the Chinese edition's catalogs
 ## (locale/zh_CN); new or changed messages then show up in `python -m tools.catalogs check`
 translations: $(STAMP)
-	$(BUILD) --builder custom --custom-builder gettext
+	$(BUILD) --all --builder custom --custom-builder gettext
 	$(BIN)/python -m tools.catalogs update
 
 tex-check:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from editions import say
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
@@ -19,7 +20,7 @@ def _configure(app: Sphinx, config: Config) -> None:
     config.html_theme_options["logo"] = {
         **config.html_theme_options.get("logo", {}),
         "text": config.html_title,
-        "alt_text": f"{config.html_title}: home",
+        "alt_text": say(config.language, "{title}: home", title=config.html_title),
     }
     config.html_static_path = [*config.html_static_path, str(STATIC)]
     app.add_css_file("brand.css")

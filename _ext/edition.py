@@ -16,6 +16,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from editions import say
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
@@ -25,12 +26,18 @@ ROOT = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class Edition:
     version: str
-    date: str  # e.g. "30 November 2026"
+    built: datetime
     commit: str  # full hash, or "" outside a git checkout
 
     @property
     def short(self) -> str:
         return self.commit[:7]
+
+    def date(self, language: str | None) -> str:
+        """The day it was built, as the edition in ``language`` writes a date."""
+        day, year = self.built.day, self.built.year
+        month, number = f"{self.built:%B}", self.built.month
+        return say(language, "{day} {month} {year}", day=day, month=month, month_number=number, year=year)
 
 
 def this_edition() -> Edition:
@@ -39,21 +46,27 @@ def this_edition() -> Edition:
     built = datetime.fromtimestamp(int(stamp), timezone.utc) if stamp else datetime.now(timezone.utc)
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     commit = head.stdout.strip() if head.returncode == 0 else ""
-    return Edition(version("selfattn"), f"{built.day} {built:%B %Y}", commit)
+    return Edition(version("selfattn"), built, commit)
 
 
 def _configure(app: Sphinx, config: Config) -> None:
-    edition = this_edition()
+    edition, language = this_edition(), config.language
     config.version = config.release = edition.version
     repository = config.html_theme_options.get("repository_url", "")
-    commit_html = f' from commit <a href="{repository}/commit/{edition.commit}">{edition.short}</a>'
-    config.html_theme_options["extra_footer"] = (
-        f'<p class="edition">Version {edition.version}, built {edition.date}'
-        f"{commit_html if edition.commit else ''}.</p>"
+    link = f'<a href="{repository}/commit/{edition.commit}">{edition.short}</a>'
+    commit_html = say(language, " from commit {commit}", commit=link) if edition.commit else ""
+    line = say(
+        language,
+        "Version {version}, built {date}{commit}.",
+        version=edition.version,
+        date=edition.date(language),
+        commit=commit_html,
     )
+    config.html_theme_options["extra_footer"] = f'<p class="edition">{line}</p>'
     # The title page's date line (LaTeX's \\date takes Sphinx's ``today``).
-    config.today = f"Built {edition.date}" + (f" from commit {edition.short}" if edition.commit else "")
-    config.latex_elements = {**config.latex_elements, "releasename": "Version"}
+    commit = say(language, " from commit {commit}", commit=edition.short) if edition.commit else ""
+    config.today = say(language, "Built {date}{commit}", date=edition.date(language), commit=commit)
+    config.latex_elements = {**config.latex_elements, "releasename": say(language, "Version")}
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

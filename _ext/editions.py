@@ -3,6 +3,10 @@
 The English site is the root of the build (``_build/html``), the Chinese one lives beside it in
 ``zh/`` (``python -m tools.build --language zh_CN``). A button at the top of each page, beside
 the theme's own, leads to the page with the same name in the other edition.
+
+The chapters' words come from the message catalogs (``locale/``); the few words the book's own
+extensions write around them (the title, the footer, the logo's alt text) are translated here,
+by ``say``.
 """
 
 from __future__ import annotations
@@ -18,7 +22,25 @@ TEMPLATES = Path(__file__).with_name("editions_templates")
 STATIC = Path(__file__).with_name("editions_static")
 # language -> (the edition's name, written in its own language; its folder in the site)
 EDITIONS = {"en": ("English", ""), "zh_CN": ("中文", "zh/")}
-TITLE_ZH = "从零实现自注意力"  # the Chinese edition's title
+# What the extensions write, in each edition other than the English one.
+WORDS = {
+    "zh_CN": {
+        "Self-attention from scratch": "从零实现自注意力",
+        "The Self-attention from scratch authors": "《从零实现自注意力》编写组",
+        "{title}: home": "{title}：首页",
+        "{day} {month} {year}": "{year} 年 {month_number} 月 {day} 日",
+        "Version {version}, built {date}{commit}.": "版本 {version}，构建于 {date}{commit}。",
+        " from commit {commit}": "，提交 {commit}",
+        "Built {date}{commit}": "构建于 {date}{commit}",
+        "Version": "版本",
+    }
+}
+
+
+def say(language: str | None, english: str, **values: Any) -> str:
+    """``english`` in the edition of ``language``, its ``{fields}`` filled in from ``values``."""
+    text = english if not language or language == "en" else WORDS[language][english]
+    return text.format(**values)
 
 
 def other_edition(language: str | None, pagename: str) -> tuple[str, str, str]:
@@ -33,12 +55,13 @@ def other_edition(language: str | None, pagename: str) -> tuple[str, str, str]:
 # The Chinese PDF: the book's fonts already switch to Noto CJK for Chinese text (pdf/sabook.sty);
 # XeTeX may break a line between any two Chinese characters. (Sphinx would load xeCJK, which
 # needs TeX Live's Chinese collection: a hundred megabytes of packages more.)
-CHINESE_LINE_BREAKS = "\\XeTeXlinebreaklocale \"zh\"\n\\XeTeXlinebreakskip=0pt plus 1pt\n"
+CHINESE_LINE_BREAKS = '\\XeTeXlinebreaklocale "zh"\n\\XeTeXlinebreakskip=0pt plus 1pt\n'
 
 
 def _configure(app: Sphinx, config: Config) -> None:
     if (config.language or "").startswith("zh"):
-        config.html_title = config.project = TITLE_ZH
+        config.html_title = config.project = say(config.language, config.html_title)
+        config.author = say(config.language, config.author)
         elements = config.latex_elements
         # XeLaTeX's own settings where Sphinx would switch to xeCJK's for Chinese
         elements["fontenc"] = ADDITIONAL_SETTINGS["xelatex"]["fontenc"]
@@ -56,7 +79,7 @@ def _link(app: Sphinx, pagename: str, templatename: str, context: dict, doctree:
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.connect("config-inited", _configure)
+    app.connect("config-inited", _configure, priority=400)  # the title, before others use it
     app.connect("html-page-context", _link)
     app.add_css_file("editions.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

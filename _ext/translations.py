@@ -10,6 +10,12 @@
   each output's format per builder), too late for Sphinx to extract or translate their alt
   texts. After that step, the gettext build marks each image with an alt text for extraction,
   and a translated build replaces the alt text by its translation from the chapter's catalog.
+- **Exercises' titles.** sphinx-exercise makes a title's words without a source, so Sphinx takes
+  them for its own words and neither extracts nor translates them; they get their exercise's.
+  The gettext build extracts messages after sphinx-exercise has merged each title into a plain
+  one, so there each title's words are wrapped, just before, in an element of their own.
+- **The parts' captions in the sidebar.** The table of contents joins the root page after Sphinx
+  has translated it; its captions are translated from the root page's catalog after that.
 """
 
 from __future__ import annotations
@@ -19,10 +25,14 @@ from typing import Any
 import myst_nb.ext.glue.roles as glue_roles
 import myst_nb.ext.glue.utils as glue_utils
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.locale import NullTranslations
 from sphinx.locale import init as init_locale
+from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
+from sphinx_exercise.nodes import exercise_subtitle
 
 RENDERER = "nb_renderer"
 _retrieve = glue_utils.retrieve_glue_data
@@ -43,6 +53,16 @@ def retrieve_glue_data(document: nodes.document, key: str) -> Any:
         del document[RENDERER]  # a renderer cannot be pickled with the doctree
 
 
+def catalog(transform: SphinxTransform) -> NullTranslations | None:
+    """The current chapter's catalog in a translated build; None in the English one."""
+    config = transform.config
+    if not config.language or config.language == "en":
+        return None
+    domain = docname_to_domain(transform.env.docname, config.gettext_compact)
+    dirs = [str(transform.app.srcdir / d) for d in config.locale_dirs]
+    return init_locale(dirs, config.language, domain)[0]
+
+
 class TranslateAltTexts(SphinxPostTransform):
     """Offer figures' alt texts for translation (gettext build), or translate them."""
 
@@ -53,18 +73,53 @@ class TranslateAltTexts(SphinxPostTransform):
         if self.app.builder.name == "gettext":
             for node in images:
                 node["translatable"] = True
-            return
-        if not self.config.language or self.config.language == "en":
-            return
-        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
-        dirs = [str(self.app.srcdir / d) for d in self.config.locale_dirs]
-        catalog, found = init_locale(dirs, self.config.language, domain)
-        if found:
+        elif translations := catalog(self):
             for node in images:
-                node["alt"] = catalog.gettext(node["alt"])
+                node["alt"] = translations.gettext(node["alt"])
+
+
+class SourceExerciseTitles(SphinxTransform):
+    """Give each exercise's title its exercise's source, so it is extracted and translated."""
+
+    default_priority = 19  # before Sphinx translates (Locale, 20)
+
+    def apply(self, **kwargs: Any) -> None:
+        for node in self.document.findall(exercise_subtitle):
+            exercise = node.parent.parent
+            node.source = exercise.source or self.document["source"]
+            node.line = exercise.line or 1
+
+
+class KeepExerciseTitles(SphinxPostTransform):
+    """Gettext build: keep each exercise title's words extractable through sphinx-exercise's merge."""
+
+    default_priority = 19  # before sphinx-exercise merges the titles (ResolveTitlesInExercises, 20)
+    builders = ("gettext",)
+
+    def run(self, **kwargs: Any) -> None:
+        for node in self.document.findall(exercise_subtitle):
+            words = nodes.inline(node.astext(), "", *node.children, translatable=True)
+            words.source, words.line, words.uid = node.source, node.line, node.uid
+            node.children = [words]
+
+
+class TranslateCaptions(SphinxTransform):
+    """Translate the parts' captions of the table of contents, once it has joined the root page."""
+
+    default_priority = 101  # after sphinx-external-toc has inserted it (InsertToctrees, 100)
+
+    def apply(self, **kwargs: Any) -> None:
+        toctrees = list(self.document.findall(addnodes.toctree))
+        if toctrees and (translations := catalog(self)):
+            for node in toctrees:
+                if node.get("caption"):
+                    node["caption"] = translations.gettext(node["caption"])
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     glue_utils.retrieve_glue_data = glue_roles.retrieve_glue_data = retrieve_glue_data
     app.add_post_transform(TranslateAltTexts)
+    app.add_transform(SourceExerciseTitles)
+    app.add_post_transform(KeepExerciseTitles)
+    app.add_transform(TranslateCaptions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
