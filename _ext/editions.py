@@ -17,6 +17,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.builders.latex.constants import ADDITIONAL_SETTINGS
 from sphinx.config import Config
+from sphinx.search.zh import SearchChinese
 
 TEMPLATES = Path(__file__).with_name("editions_templates")
 STATIC = Path(__file__).with_name("editions_static")
@@ -73,6 +74,12 @@ def _configure(app: Sphinx, config: Config) -> None:
     config.html_theme_options["article_header_end"] = [*header, "edition-switch.html"]
 
 
+class ChineseQueries(SearchChinese):
+    """Sphinx's Chinese search, with queries cut into words the way the index was."""
+
+    js_splitter_code = Path(__file__).with_name("editions_search.js").read_text(encoding="utf-8")
+
+
 def _link(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     name, lang, url = other_edition(app.config.language, pagename)
     context["other_edition"] = {"name": name, "lang": lang, "url": url}
@@ -82,4 +89,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _configure, priority=400)  # the title, before others use it
     app.connect("html-page-context", _link)
     app.add_css_file("editions.css")
+    app.add_search_language(ChineseQueries)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -88,6 +88,7 @@ class SourceExerciseTitles(SphinxTransform):
             exercise = node.parent.parent
             node.source = exercise.source or self.document["source"]
             node.line = exercise.line or 1
+            node.rawsource = node.astext()  # the message, as written (before smart quotes)
 
 
 class KeepExerciseTitles(SphinxPostTransform):
@@ -98,7 +99,7 @@ class KeepExerciseTitles(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         for node in self.document.findall(exercise_subtitle):
-            words = nodes.inline(node.astext(), "", *node.children, translatable=True)
+            words = nodes.inline(node.rawsource, "", *node.children, translatable=True)
             words.source, words.line, words.uid = node.source, node.line, node.uid
             node.children = [words]
 

@@ -249,6 +249,31 @@ def test_both_editions_show_the_same_glued_values_on_every_page(site):
     assert not differ, f"the editions show different numbers on {differ}"
 
 
+# What the book's extensions and the theme write around the chapters, found in a page's HTML.
+CHROME = {
+    "the sidebar's title": r'logo__title">([^<]*)<',
+    "a part's caption": r'role="heading"><span class="caption-text">([^<]*)<',
+    "an exercise's title": r'<span class="caption-number">[^<]*</span>\s*\((.*?)\)</p>',
+    "the edition line": r'class="edition">(.*?)</p>',
+    "the author": r'component-author">(.*?)</p>',
+}
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_the_chinese_edition_reads_in_chinese_around_its_chapters(site):
+    pages = sorted((site / "zh" / "book").glob("*.html"))
+    found = {what: [] for what in CHROME}
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        for what, pattern in CHROME.items():
+            found[what] += [(page.name, text.strip()) for text in re.findall(pattern, html, re.S)]
+    assert all(found.values()), f"not on any page: {[what for what, texts in found.items() if not texts]}"
+    english = {
+        what: sorted({text for _, text in texts if not CHINESE.search(text)}) for what, texts in found.items()
+    }
+    assert not any(english.values()), f"still in English: {english}"
+
+
 def figure_legibility(png: bytes) -> tuple[float, float]:
     """Relative luminance (0 black .. 1 white) of a figure's outer ring, and of its darkest 0.5% of pixels."""
     rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=float) / 255  # (H, W, 3)
