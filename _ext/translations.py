@@ -13,7 +13,8 @@
 - **Exercises' titles.** sphinx-exercise makes a title's words without a source, so Sphinx takes
   them for its own words and neither extracts nor translates them; they get their exercise's.
   The gettext build extracts messages after sphinx-exercise has merged each title into a plain
-  one, so there each title's words are wrapped, just before, in an element of their own.
+  one, so there each title's words are wrapped, just before, in an element of their own. A
+  solution's title, which repeats its exercise's, is taken from the translated exercise.
 - **The parts' captions in the sidebar.** The table of contents joins the root page after Sphinx
   has translated it; its captions are translated from the root page's catalog after that.
 """
@@ -91,6 +92,23 @@ class SourceExerciseTitles(SphinxTransform):
             node.rawsource = node.astext()  # the message, as written (before smart quotes)
 
 
+class ShareExerciseTitles(SphinxTransform):
+    """Give solutions their exercise's translated title.
+
+    sphinx-exercise keeps a copy of each exercise, made before Sphinx translated it, for the
+    titles of its solutions; this copy is made again after.
+    """
+
+    default_priority = 21  # after Sphinx translates (Locale, 20)
+
+    def apply(self, **kwargs: Any) -> None:
+        registry = getattr(self.env, "sphinx_exercise_registry", {})
+        for node in self.document.findall(exercise_subtitle):
+            exercise = node.parent.parent
+            if exercise.get("label") in registry:
+                registry[exercise["label"]]["node"] = exercise.deepcopy()
+
+
 class KeepExerciseTitles(SphinxPostTransform):
     """Gettext build: keep each exercise title's words extractable through sphinx-exercise's merge."""
 
@@ -121,6 +139,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     glue_utils.retrieve_glue_data = glue_roles.retrieve_glue_data = retrieve_glue_data
     app.add_post_transform(TranslateAltTexts)
     app.add_transform(SourceExerciseTitles)
+    app.add_transform(ShareExerciseTitles)
     app.add_post_transform(KeepExerciseTitles)
     app.add_transform(TranslateCaptions)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
