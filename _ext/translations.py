@@ -10,21 +10,32 @@
   each output's format per builder), too late for Sphinx to extract or translate their alt
   texts. After that step, the gettext build marks each image with an alt text for extraction,
   and a translated build replaces the alt text by its translation from the chapter's catalog.
+- **Parts' titles.** sphinx-external-toc adds the root page's toctrees after Sphinx has translated
+  the page, so their captions (the parts of ``_toc.yml``, which the PDF prints as part titles)
+  would stay English; they are translated from the root page's catalog once inserted.
+- **The PDF's title.** Jupyter Book sets it (``latex_documents``) from ``_config.yml`` after
+  Sphinx has started; it is translated before the pages are read, from the root page's catalog,
+  as is the name of the back matter's part, which the PDF's style sets apart (``pdf/sabook.sty``).
 """
 
 from __future__ import annotations
 
+from gettext import NullTranslations
 from typing import Any
 
 import myst_nb.ext.glue.roles as glue_roles
 import myst_nb.ext.glue.utils as glue_utils
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
 from sphinx.locale import init as init_locale
+from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
 
 RENDERER = "nb_renderer"
+BACK_MATTER = "Back matter"  # the last part of _toc.yml, as pdf/sabook.sty names it
 _retrieve = glue_utils.retrieve_glue_data
 
 
@@ -43,6 +54,16 @@ def retrieve_glue_data(document: nodes.document, key: str) -> Any:
         del document[RENDERER]  # a renderer cannot be pickled with the doctree
 
 
+def catalog(app: Sphinx, docname: str) -> NullTranslations | None:
+    """The translated build's catalog for ``docname``, or None (English, gettext, no catalog)."""
+    language = app.config.language
+    if app.builder.name == "gettext" or not language or language == "en":
+        return None
+    domain = docname_to_domain(docname, app.config.gettext_compact)
+    translations, found = init_locale([str(app.srcdir / d) for d in app.config.locale_dirs], language, domain)
+    return translations if found else None
+
+
 class TranslateAltTexts(SphinxPostTransform):
     """Offer figures' alt texts for translation (gettext build), or translate them."""
 
@@ -54,17 +75,42 @@ class TranslateAltTexts(SphinxPostTransform):
             for node in images:
                 node["translatable"] = True
             return
-        if not self.config.language or self.config.language == "en":
-            return
-        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
-        dirs = [str(self.app.srcdir / d) for d in self.config.locale_dirs]
-        catalog, found = init_locale(dirs, self.config.language, domain)
-        if found:
+        translations = catalog(self.app, self.env.docname)
+        if translations is not None:
             for node in images:
-                node["alt"] = catalog.gettext(node["alt"])
+                node["alt"] = translations.gettext(node["alt"])
+
+
+class TranslateCaptions(SphinxTransform):
+    """Translate the captions of the toctrees sphinx-external-toc has inserted."""
+
+    default_priority = 150  # after InsertToctrees (100), before the toctrees are collected
+
+    def apply(self, **kwargs: Any) -> None:
+        translations = catalog(self.app, self.env.docname)
+        if translations is None:
+            return
+        for node in self.document.findall(addnodes.toctree):
+            if node.get("caption"):
+                node["caption"] = translations.gettext(node["caption"])
+
+
+def translate_pdf(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    """The translated PDF's title, and its name for the back matter."""
+    translations = catalog(app, app.config.root_doc)
+    if app.builder.name != "latex" or translations is None:
+        return
+    app.config.latex_documents = [
+        (start, target, translations.gettext(title), *rest)
+        for start, target, title, *rest in app.config.latex_documents
+    ]
+    back_matter = translations.gettext(BACK_MATTER)
+    app.builder.context["preamble"] += f"\n\\renewcommand\\sabookbackmattername{{{back_matter}}}\n"
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     glue_utils.retrieve_glue_data = glue_roles.retrieve_glue_data = retrieve_glue_data
     app.add_post_transform(TranslateAltTexts)
+    app.add_transform(TranslateCaptions)
+    app.connect("env-before-read-docs", translate_pdf)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
