@@ -55,8 +55,18 @@ def other_edition(language: str | None, pagename: str) -> tuple[str, str, str]:
 
 # The Chinese PDF: the book's fonts already switch to Noto CJK for Chinese text (pdf/sabook.sty);
 # XeTeX may break a line between any two Chinese characters. (Sphinx would load xeCJK, which
-# needs TeX Live's Chinese collection: a hundred megabytes of packages more.)
-CHINESE_LINE_BREAKS = '\\XeTeXlinebreaklocale "zh"\n\\XeTeXlinebreakskip=0pt plus 1pt\n'
+# needs TeX Live's Chinese collection: a hundred megabytes of packages more.) The names LaTeX
+# prints are English (TeX Live has no Chinese Babel): the contents, the introduction, the parts
+# ("第 I 部分": \partname is only ever followed by the part's number), the chapters' heading line
+# ("第 3 章") and the running head's "Version" are named in Chinese here.
+CHINESE_LATEX = r"""
+\XeTeXlinebreaklocale "zh"
+\XeTeXlinebreakskip=0pt plus 1pt
+\renewcommand\sabookintroname{引言}
+\AtBeginDocument{\renewcommand\contentsname{目录}\def\partname#1\thepart{第\,\thepart\,部分}}
+\renewcommand\DOCH{\raggedleft\CNV\FmN{第}\,\CNoV\thechapter\,\CNV\FmN{章}\par\nobreak\vskip 40pt}
+\renewcommand\sphinxheadercomma{，}
+"""
 
 
 def _configure(app: Sphinx, config: Config) -> None:
@@ -67,7 +77,8 @@ def _configure(app: Sphinx, config: Config) -> None:
         # XeLaTeX's own settings where Sphinx would switch to xeCJK's for Chinese
         elements["fontenc"] = ADDITIONAL_SETTINGS["xelatex"]["fontenc"]
         elements.setdefault("fvset", ADDITIONAL_SETTINGS["xelatex"]["fvset"])
-        elements["preamble"] = elements.get("preamble", "") + "\n" + CHINESE_LINE_BREAKS
+        elements["preamble"] = elements.get("preamble", "") + CHINESE_LATEX
+        elements["releasename"] = "版本"
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
     config.html_static_path = [*config.html_static_path, str(STATIC)]
     header = config.html_theme_options.get("article_header_end", ["article-header-buttons.html"])

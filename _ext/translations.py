@@ -15,12 +15,17 @@
   The gettext build extracts messages after sphinx-exercise has merged each title into a plain
   one, so there each title's words are wrapped, just before, in an element of their own. A
   solution's title, which repeats its exercise's, is taken from the translated exercise.
-- **The parts' captions in the sidebar.** The table of contents joins the root page after Sphinx
-  has translated it; its captions are translated from the root page's catalog after that.
+- **Parts' titles.** sphinx-external-toc adds the root page's toctrees after Sphinx has translated
+  the page, so their captions (the parts of ``_toc.yml``, which the PDF prints as part titles)
+  would stay English; they are translated from the root page's catalog once inserted.
+- **The PDF's title.** Jupyter Book sets it (``latex_documents``) from ``_config.yml`` after
+  Sphinx has started; it is translated before the pages are read, from the root page's catalog,
+  as is the name of the back matter's part, which the PDF's style sets apart (``pdf/sabook.sty``).
 """
 
 from __future__ import annotations
 
+from gettext import NullTranslations
 from typing import Any
 
 import myst_nb.ext.glue.roles as glue_roles
@@ -28,7 +33,7 @@ import myst_nb.ext.glue.utils as glue_utils
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
-from sphinx.locale import NullTranslations
+from sphinx.environment import BuildEnvironment
 from sphinx.locale import init as init_locale
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
@@ -36,6 +41,7 @@ from sphinx.util.i18n import docname_to_domain
 from sphinx_exercise.nodes import exercise_subtitle
 
 RENDERER = "nb_renderer"
+BACK_MATTER = "Back matter"  # the last part of _toc.yml, as pdf/sabook.sty names it
 _retrieve = glue_utils.retrieve_glue_data
 
 
@@ -54,14 +60,14 @@ def retrieve_glue_data(document: nodes.document, key: str) -> Any:
         del document[RENDERER]  # a renderer cannot be pickled with the doctree
 
 
-def catalog(transform: SphinxTransform) -> NullTranslations | None:
-    """The current chapter's catalog in a translated build; None in the English one."""
-    config = transform.config
-    if not config.language or config.language == "en":
+def catalog(app: Sphinx, docname: str) -> NullTranslations | None:
+    """The translated build's catalog for ``docname``, or None (English, gettext, no catalog)."""
+    language = app.config.language
+    if app.builder.name == "gettext" or not language or language == "en":
         return None
-    domain = docname_to_domain(transform.env.docname, config.gettext_compact)
-    dirs = [str(transform.app.srcdir / d) for d in config.locale_dirs]
-    return init_locale(dirs, config.language, domain)[0]
+    domain = docname_to_domain(docname, app.config.gettext_compact)
+    translations, found = init_locale([str(app.srcdir / d) for d in app.config.locale_dirs], language, domain)
+    return translations if found else None
 
 
 class TranslateAltTexts(SphinxPostTransform):
@@ -74,7 +80,9 @@ class TranslateAltTexts(SphinxPostTransform):
         if self.app.builder.name == "gettext":
             for node in images:
                 node["translatable"] = True
-        elif translations := catalog(self):
+            return
+        translations = catalog(self.app, self.env.docname)
+        if translations is not None:
             for node in images:
                 node["alt"] = translations.gettext(node["alt"])
 
@@ -123,16 +131,30 @@ class KeepExerciseTitles(SphinxPostTransform):
 
 
 class TranslateCaptions(SphinxTransform):
-    """Translate the parts' captions of the table of contents, once it has joined the root page."""
+    """Translate the captions of the toctrees sphinx-external-toc has inserted."""
 
-    default_priority = 101  # after sphinx-external-toc has inserted it (InsertToctrees, 100)
+    default_priority = 150  # after InsertToctrees (100), before the toctrees are collected
 
     def apply(self, **kwargs: Any) -> None:
-        toctrees = list(self.document.findall(addnodes.toctree))
-        if toctrees and (translations := catalog(self)):
-            for node in toctrees:
-                if node.get("caption"):
-                    node["caption"] = translations.gettext(node["caption"])
+        translations = catalog(self.app, self.env.docname)
+        if translations is None:
+            return
+        for node in self.document.findall(addnodes.toctree):
+            if node.get("caption"):
+                node["caption"] = translations.gettext(node["caption"])
+
+
+def translate_pdf(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> None:
+    """The translated PDF's title, and its name for the back matter."""
+    translations = catalog(app, app.config.root_doc)
+    if app.builder.name != "latex" or translations is None:
+        return
+    app.config.latex_documents = [
+        (start, target, translations.gettext(title), *rest)
+        for start, target, title, *rest in app.config.latex_documents
+    ]
+    back_matter = translations.gettext(BACK_MATTER)
+    app.builder.context["preamble"] += f"\n\\renewcommand\\sabookbackmattername{{{back_matter}}}\n"
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
@@ -142,4 +164,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(ShareExerciseTitles)
     app.add_post_transform(KeepExerciseTitles)
     app.add_transform(TranslateCaptions)
+    app.connect("env-before-read-docs", translate_pdf)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

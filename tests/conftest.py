@@ -1,5 +1,5 @@
 """The fixtures every test folder shares: the corpus, the toy runs, the twelve figures, one strict
-build of the book (and of its PDF), and one headless Chromium."""
+build of the book (and of its two PDF editions), and one headless Chromium."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, HTML, PDF
+from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, HTML, PDF, PDF_ZH
 from tools import ROOT
 
 # The strict build, as `make book` runs it: every chapter executed, on every core (tools/build.py).
@@ -56,7 +56,7 @@ def figure_cells():
 
 @dataclass
 class PdfBuild:
-    """One build of the PDF edition: the fresh PDF (None if it was not built), output, duration."""
+    """One build of a PDF edition: the fresh PDF (None if it was not built), output, duration."""
 
     pdf: Path | None
     returncode: int
@@ -64,35 +64,47 @@ class PdfBuild:
     seconds: float
 
 
-@pytest.fixture(scope="session")
-def built_pdf() -> PdfBuild:
-    """Build the PDF edition once, as ``make pdf`` does (strict), into _build/latex.
+def build_pdf(pdf: Path, *options: str) -> PdfBuild:
+    """Build one PDF edition as ``make pdf`` does (strict), sharing the site's execution cache.
 
-    It shares the execution cache with the site build. Without XeLaTeX nothing is built
-    (``pdf`` is None) and the PDF tests skip; a failed build is reported by those tests.
+    Without XeLaTeX nothing is built (``pdf`` is None) and the PDF tests skip; a failed build is
+    reported by those tests.
     """
     if not (shutil.which("xelatex") and shutil.which("latexmk")):
         return PdfBuild(None, 0, "xelatex or latexmk is not installed", 0.0)
-    PDF.unlink(missing_ok=True)  # latexmk skips an unchanged document: make it write a fresh PDF
+    pdf.unlink(missing_ok=True)  # latexmk skips an unchanged document: make it write a fresh PDF
     start = time.time()
     result = subprocess.run(
-        [*BUILD, "--builder", "pdflatex"],
+        [*BUILD, *options, "--builder", "pdflatex"],
         capture_output=True,
         text=True,
         cwd=ROOT,
     )
     output = result.stdout[-8000:] + result.stderr[-4000:]
-    built = PDF if result.returncode == 0 and PDF.is_file() else None
+    built = pdf if result.returncode == 0 and pdf.is_file() else None
     return PdfBuild(built, result.returncode, output, time.time() - start)
 
 
 @pytest.fixture(scope="session")
-def built_book(built_pdf) -> Path:
+def built_pdf() -> PdfBuild:
+    """The PDF edition, built once, into _build/latex."""
+    return build_pdf(PDF)
+
+
+@pytest.fixture(scope="session")
+def built_pdf_zh(built_pdf) -> PdfBuild:
+    """The Chinese PDF edition, built once after the English one, whose executed chapters it
+    reads, into _build/zh_CN/_build/latex."""
+    return build_pdf(PDF_ZH, "--language", "zh_CN")
+
+
+@pytest.fixture(scope="session")
+def built_book(built_pdf, built_pdf_zh) -> Path:
     """Build the site once with warnings as errors, the Chinese edition in ``zh/`` included;
     return the HTML folder.
 
-    Like ``make book``, the PDF edition is built first (when XeLaTeX is installed), so the
-    site tested is the one published, with its link to the PDF.
+    Like ``make book``, the PDF editions are built first (when XeLaTeX is installed), so the
+    sites tested are the ones published, each with its link to its PDF.
     """
     for build in (BUILD, [*BUILD, "--language", "zh_CN"]):
         result = subprocess.run(build, capture_output=True, text=True, cwd=ROOT)

@@ -19,6 +19,8 @@ HTML = ROOT / "_build" / "html"
 # The PDF edition's file name comes from _config.yml (latex_documents: targetname).
 PDF_NAME = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
 PDF = ROOT / "_build" / "latex" / Path(PDF_NAME).with_suffix(".pdf").name
+# The Chinese edition's, built beside its site (python -m tools.build --language zh_CN).
+PDF_ZH = ROOT / "_build" / "zh_CN" / "_build" / "latex" / PDF.name
 
 # The page of the interactive figures (tools.figure_page) as the figure tests build it:
 # a quick run, with the "bigram" line halfway down its validation curve so that the curve crosses it.

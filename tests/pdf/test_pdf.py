@@ -1,7 +1,9 @@
-"""The PDF edition, read as a reader would: its text, images, outline and the LaTeX log.
+"""The PDF editions, read as a reader would: their text, images, outline and the LaTeX log.
 
-``built_pdf`` (conftest) builds it once per session, before the site; every expectation here is
-read from the sources, the executed notebooks or the built site, never typed in by hand.
+``built_pdf`` and ``built_pdf_zh`` (conftest) build the English and the Chinese PDF once per
+session, before the site; what holds for both is tested on both (``edition``). Every expectation
+here is read from the sources, the catalogs, the executed notebooks or the built site, never typed
+in by hand.
 """
 
 from __future__ import annotations
@@ -14,33 +16,52 @@ import subprocess
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 import yaml
 from myst_nb.core.variables import format_plain_text
 
-from tests.helpers import HTML, PDF, page_text
+from tests.helpers import HTML, PDF, PDF_ZH, page_text
 from tools import ROOT
+from tools.catalogs import CATALOGS, read
+
+if TYPE_CHECKING:
+    from tests.conftest import PdfBuild
 
 BUILD = PDF.parent.parent  # _build
-LOG = PDF.with_suffix(".log")
 EXECUTED = BUILD / "jupyter_execute"
 A4_POINTS = (595.28, 841.89)
+SITES = {PDF: HTML, PDF_ZH: HTML / "zh"}  # the site that carries each edition's PDF
+
+
+def checked(build: PdfBuild) -> Path:
+    """The built PDF; the test skips without XeLaTeX and fails if the build did."""
+    if build.pdf is None and build.returncode == 0:
+        pytest.skip(f"PDF edition not built: {build.output} (make pdf lists the packages)")
+    assert build.pdf is not None, f"the PDF build failed:\n{build.output}"
+    for tool in ("pdftotext", "pdfinfo", "pdfimages", "pdftohtml"):
+        assert shutil.which(tool), f"{tool} missing: install poppler-utils"
+    size = build.pdf.stat().st_size / 1e6
+    print(f"\n{build.pdf.relative_to(ROOT)}: {pdf_info(build.pdf)['Pages']} pages, {size:.1f} MB, ", end="")
+    print(f"built in {build.seconds:.0f} s")
+    return build.pdf
 
 
 @pytest.fixture(scope="module")
 def pdf(built_pdf) -> Path:
-    if built_pdf.pdf is None and built_pdf.returncode == 0:
-        pytest.skip(f"PDF edition not built: {built_pdf.output} (make pdf lists the packages)")
-    assert built_pdf.pdf is not None, f"the PDF build failed:\n{built_pdf.output}"
-    for tool in ("pdftotext", "pdfinfo", "pdfimages", "pdftohtml"):
-        assert shutil.which(tool), f"{tool} missing: install poppler-utils"
-    print(
-        f"\nPDF: {pdf_info(built_pdf.pdf)['Pages']} pages, {built_pdf.pdf.stat().st_size / 1e6:.1f} MB, ",
-        end="",
-    )
-    print(f"built in {built_pdf.seconds:.0f} s")
-    return built_pdf.pdf
+    return checked(built_pdf)
+
+
+@pytest.fixture(scope="module")
+def pdf_zh(built_pdf_zh) -> Path:
+    return checked(built_pdf_zh)
+
+
+@pytest.fixture(scope="module", params=["pdf", "pdf_zh"])
+def edition(request) -> Path:
+    """Each PDF edition in turn: the English, then the Chinese."""
+    return request.getfixturevalue(request.param)
 
 
 # ---------------------------------------------------------------------------- reading the PDF
@@ -111,10 +132,31 @@ def chapters() -> list[Chapter]:
     return found
 
 
-def first_heading(docname: str) -> str:
+def first_heading(docname: str, translated: bool = False) -> str:
+    """The page's first heading as a reader reads it, in English or from the Chinese catalog."""
     source = (ROOT / f"{docname}.md").read_text(encoding="utf-8")
     heading = re.search(r"^# (.+)$", source, flags=re.M).group(1)
+    if translated:
+        heading = translation(docname, heading)
     return re.sub(r"[`*]", "", heading).strip()
+
+
+def translation(docname: str, message: str) -> str:
+    """``message`` of page ``docname`` as the Chinese catalog translates it."""
+    found = read(CATALOGS / f"{Path(docname).name}.po").get(message)
+    assert found is not None and found.string, f"{docname}: no translation of {message!r}"
+    return found.string
+
+
+def glossary_terms_zh() -> list[str]:
+    """The Chinese name of every glossary term: each translated definition opens with it in bold."""
+    catalog = read(CATALOGS / "glossary.po")
+    return [term for message in catalog for term in re.findall(r"^\*\*([^*]+)\*\*：", message.string or "")]
+
+
+def unspaced(text: str) -> str:
+    """``norm`` without any whitespace: Chinese text wraps anywhere, and pdftotext splits it there."""
+    return "".join(norm(text).split())
 
 
 def html_page(docname: str) -> str:
@@ -170,11 +212,11 @@ def test_title_page_and_contents_come_first(pdf):
 
 
 @pytest.mark.slow
-def test_pages_are_numbered_from_the_introduction_on(pdf):
-    first = outline(pdf)[0][0]  # the first bookmark: the introduction, page 1
+def test_pages_are_numbered_from_the_introduction_on(edition):
+    first = outline(edition)[0][0]  # the first bookmark: the introduction, page 1
     unnumbered = [
         physical
-        for physical, text in enumerate(pages(pdf)[first - 1 :], start=first)
+        for physical, text in enumerate(pages(edition)[first - 1 :], start=first)
         if text.split()[-1:] != [str(physical - first + 1)]
     ]
     assert not unnumbered, f"pages whose footer lacks their page number: {unnumbered}"
@@ -214,14 +256,14 @@ def test_glued_numbers_are_printed_as_on_the_site(pdf, built_book):
 
 
 @pytest.mark.slow
-def test_no_unresolved_reference_raw_latex_or_missing_character(pdf):
-    text = prose(pdf)  # code may print "??" or "\\sqrt" on purpose; prose never does
+def test_no_unresolved_reference_raw_latex_or_missing_character(edition):
+    text = prose(edition)  # code may print "??" or "\\sqrt" on purpose; prose never does
     assert "??" not in text, "an unresolved reference prints as ??"
     raw = re.findall(
         r"\\(?:frac|sqrt|mathrm|sum|begin|end|left|right|text|cite|ref)\b|\$\$|\{(?:glue|term|ref|doc)", text
     )
     assert not raw, f"raw LaTeX or MyST in the PDF's prose: {raw[:10]}"
-    log = LOG.read_text(encoding="utf-8", errors="replace")
+    log = edition.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
     problems = re.findall(
         r"Missing character: There is no .*|.*Reference .* undefined.*|.*Citation .* undefined.*"
         r"|There were undefined references|.*multiply defined.*",
@@ -231,9 +273,9 @@ def test_no_unresolved_reference_raw_latex_or_missing_character(pdf):
 
 
 @pytest.mark.slow
-def test_nothing_runs_into_the_margin(pdf):
+def test_nothing_runs_into_the_margin(edition):
     """Code wraps and tables fit: no line sticks out of its column by more than a few points."""
-    log = LOG.read_text(encoding="utf-8", errors="replace")
+    log = edition.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
     overfull = re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\).*\n(.*)", log)
     wide = [f"{float(points):.0f}pt: {line.strip()}" for points, line in overfull if float(points) > 15]
     assert not wide, "lines wider than their column (tex source lines in the log):\n" + "\n".join(wide)
@@ -258,18 +300,21 @@ def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
 
 
 @pytest.mark.slow
-def test_the_pdf_has_a_math_font_when_the_site_shows_math(pdf, built_book):
+def test_the_pdf_has_a_math_font_when_the_site_shows_math(edition, built_book):
     has_math = any('class="math' in html_page(chapter.docname) for chapter in chapters())
-    fonts = run("pdffonts", pdf)
+    fonts = run("pdffonts", edition)
     assert not has_math or "LatinModernMath" in fonts, "the site shows math but the PDF has no math font"
 
 
 @pytest.mark.slow
-def test_the_site_links_to_this_pdf(pdf, built_book):
+def test_the_site_links_to_this_pdf(edition, built_book):
+    """Each edition's site links to its own PDF: the Chinese site to the Chinese PDF."""
+    site = SITES[edition]
     root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
-    link = "../" * root.count("/") + PDF.name
-    assert f'href="{link}"' in html_page(root), "the intro page links to the PDF"
-    assert (HTML / PDF.name).read_bytes() == pdf.read_bytes(), "the site carries this very PDF"
+    link = "../" * root.count("/") + edition.name
+    intro = (site / f"{root}.html").read_text(encoding="utf-8")
+    assert f'href="{link}"' in intro, "the intro page links to the PDF"
+    assert (site / edition.name).read_bytes() == edition.read_bytes(), "the site carries this very PDF"
 
 
 @pytest.mark.slow
@@ -311,3 +356,38 @@ def test_bibliography_is_printed_once_at_the_end(pdf, built_book):
         assert len(entry.findall(back)) == 1, f"bibliography entry [{label}] printed once at the end"
         assert not entry.findall(before), f"bibliography entry [{label}] printed before References"
     assert "Bibliography" not in back, "the entries continue the References chapter, not a second one"
+
+
+# ---------------------------------------------------------------------------- the Chinese edition
+
+
+@pytest.mark.slow
+def test_the_chinese_pdf_has_the_translated_title_and_contents(pdf_zh):
+    root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
+    title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
+    assert unspaced(translation(root, title)) in unspaced(pages(pdf_zh)[0])
+    listed = unspaced(contents(pdf_zh))
+    for chapter in chapters():
+        translated = first_heading(chapter.docname, translated=True)
+        assert unspaced(translated) in listed, f"{translated!r} ({chapter.docname}) not in the contents"
+
+
+@pytest.mark.slow
+def test_the_chinese_pdf_has_the_same_chapters_and_sections_as_the_english(pdf, pdf_zh):
+    marks = outline(pdf_zh)
+    assert len(marks) == len(outline(pdf)), "every part, chapter and section has one bookmark in each edition"
+    for chapter in chapters():
+        translated = first_heading(chapter.docname, translated=True)
+        hits = [page for page, title in marks if unspaced(title) == unspaced(translated)]
+        assert hits, f"no bookmark for {translated!r} ({chapter.docname})"
+        page = unspaced(pages(pdf_zh)[hits[0] - 1])
+        assert unspaced(translated) in page, f"{translated!r}: heading not on its page"
+
+
+@pytest.mark.slow
+def test_the_chinese_pdf_uses_every_glossary_term(pdf_zh):
+    terms = glossary_terms_zh()
+    assert len(terms) > 20, f"the glossary's translated definitions open with their term in bold: {terms}"
+    text = unspaced(prose(pdf_zh))
+    missing = [term for term in terms if unspaced(term) not in text]
+    assert not missing, f"glossary terms not in the Chinese PDF's text: {missing}"

@@ -100,9 +100,10 @@ def test_the_build_runs_the_readmes_commands():
     assert any("TEX_DEBS" in line and "Makefile" in line for line in build)
     shown = re.search(r"sudo apt-get install --no-install-recommends ([^`]+?)\n```", readme).group(1)
     assert shown.replace("\\\n", " ").split() == debs
-    # and the site carries the PDF that make book built first
+    # and each edition's site carries the PDF that make book built first
     pdf = Path(yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"])
-    assert any(line == f"test -s _build/html/{pdf.with_suffix('.pdf')}" for line in build)
+    for site in ("_build/html", "_build/html/zh"):
+        assert f"test -s {site}/{pdf.with_suffix('.pdf')}" in build
 
 
 def test_caches_are_keyed_on_what_they_hold_and_skipped_for_releases():
