@@ -16,15 +16,15 @@
   the chapter's catalog, and a translated build replaces them in the HTML by their translations.
 - **What the site's scripts write.** The figures' script and the live code's write their labels
   and messages through one lookup, ``phrase("English {name}", values)``, that reads the page's
-  ``window.selfattnText``. A translated build puts it on every page, from
-  ``locale/<language>/scripts.json`` (``python -m tools.catalogs`` keeps that file in step with
-  the scripts).
+  ``window.selfattnText``. A translated build gives every page that dictionary, as a static
+  script made from ``locale/<language>/scripts.json`` (``python -m tools.catalogs`` keeps that
+  file in step with the scripts); English pages have none and keep the English.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ def translated(language: str | None) -> bool:
 class ChapterTranslation(SphinxPostTransform):
     """A post-transform that translates with the chapter's catalog."""
 
-    def gettext(self) -> Any:
+    def gettext(self) -> Callable[[str], str]:
         """The chapter's catalog's ``gettext`` (the English text itself when there is none)."""
         domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
         dirs = [str(self.app.srcdir / d) for d in self.config.locale_dirs]

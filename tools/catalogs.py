@@ -104,6 +104,7 @@ def script_texts(scripts: tuple[Path, ...] = SCRIPTS) -> list[str]:
 
 
 def read_script_texts(path: Path = TRANSLATED_SCRIPT_TEXTS) -> dict[str, str]:
+    """The scripts' texts and their translations, as ``path`` holds them (none if it is missing)."""
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
