@@ -21,11 +21,23 @@
 - **The PDF's title.** Jupyter Book sets it (``latex_documents``) from ``_config.yml`` after
   Sphinx has started; it is translated before the pages are read, from the root page's catalog,
   as is the name of the back matter's part, which the PDF's style sets apart (``pdf/sabook.sty``).
+- **Interactive figures' words.** An interactive figure's HTML (``selfattn.figures``) holds its
+  title, description and other words, made when the chapter ran. Before MyST-NB picks each
+  output's format (the gettext build keeps the PNG), the gettext build offers them as messages of
+  the chapter's catalog, and a translated build replaces them in the HTML by their translations.
+- **What the site's scripts write.** The figures' script and the live code's write their labels
+  and messages through one lookup, ``phrase("English {name}", values)``, that reads the page's
+  ``window.selfattnText``. A translated build gives every page that dictionary, as a static
+  script made from ``locale/<language>/scripts.json`` (``python -m tools.catalogs`` keeps that
+  file in step with the scripts); English pages have none and keep the English.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from gettext import NullTranslations
+from pathlib import Path
 from typing import Any
 
 import myst_nb.ext.glue.roles as glue_roles
@@ -33,15 +45,21 @@ import myst_nb.ext.glue.utils as glue_utils
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.locale import init as init_locale
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
+from sphinx.util.nodes import traverse_parent
 from sphinx_exercise.nodes import exercise_subtitle
+
+from selfattn.figures.output import map_texts
 
 RENDERER = "nb_renderer"
 BACK_MATTER = "Back matter"  # the last part of _toc.yml, as pdf/sabook.sty names it
+SCRIPT_TEXTS = "scripts.json"  # in locale/<language>/: the scripts' English texts and their translations
+PAGE_TEXT = "page-text.js"  # what a translated site's pages load of it
 _retrieve = glue_utils.retrieve_glue_data
 
 
@@ -157,6 +175,70 @@ def translate_pdf(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> No
     app.builder.context["preamble"] += f"\n\\renewcommand\\sabookbackmattername{{{back_matter}}}\n"
 
 
+class figure_words(nodes.Element, addnodes.translatable):
+    """The words of one interactive figure, as messages for the gettext build."""
+
+    def extract_original_messages(self) -> Sequence[str]:
+        return self["texts"]
+
+
+def words_of(html: str) -> list[str]:
+    """The words of the interactive figures in ``html``, in order."""
+    texts: list[str] = []
+
+    def offer(text: str) -> str:
+        texts.append(text)
+        return text
+
+    map_texts(html, offer)
+    return texts
+
+
+class TranslateFigureWords(SphinxPostTransform):
+    """Offer interactive figures' words for translation (gettext build), or translate them."""
+
+    default_priority = 3  # before MyST-NB picks each output's format (SelectMimeType, 4)
+
+    def run(self, **kwargs: Any) -> None:
+        figures = [
+            node
+            for node in self.document.findall(nodes.raw)
+            if "html" in node.get("format", "").split() and 'class="sa-fig"' in node.astext()
+        ]
+        if self.app.builder.name == "gettext":
+            for node in figures:
+                words = figure_words(texts=words_of(node.astext()))
+                words.uid = ""  # what the gettext build files a message under
+                words.source, words.line = next(
+                    ((n.source, n.line) for n in traverse_parent(node) if n.source), (None, None)
+                )
+                # beside the output's bundle of formats, which MyST-NB replaces by the one it picks
+                bundle = next(
+                    (n for n in traverse_parent(node) if n.get("nb_element") == "mime_bundle"), node
+                )
+                bundle.parent.insert(bundle.parent.index(bundle) + 1, words)
+        elif figures and (translations := catalog(self.app, self.env.docname)) is not None:
+            for node in figures:
+                node.replace(node[0], nodes.Text(map_texts(node.astext(), translations.gettext)))
+
+
+def page_text_script(app: Sphinx, config: Config) -> None:
+    """A translated site: on every page, the translations of what the scripts write (a static
+    script made from ``SCRIPT_TEXTS``, loaded before the scripts that read it)."""
+    if not config.language or config.language == "en":
+        return
+    for folder in config.locale_dirs:
+        path = Path(app.srcdir, folder, config.language, SCRIPT_TEXTS)
+        if path.is_file():
+            texts = json.dumps(json.loads(path.read_text(encoding="utf-8")), ensure_ascii=False)
+            static = Path(app.doctreedir, "page-text")
+            static.mkdir(parents=True, exist_ok=True)
+            (static / PAGE_TEXT).write_text(f"window.selfattnText = {texts};\n", encoding="utf-8")
+            config.html_static_path = [*config.html_static_path, str(static)]
+            app.add_js_file(PAGE_TEXT)
+            return
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     glue_utils.retrieve_glue_data = glue_roles.retrieve_glue_data = retrieve_glue_data
     app.add_post_transform(TranslateAltTexts)
@@ -165,4 +247,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(KeepExerciseTitles)
     app.add_transform(TranslateCaptions)
     app.connect("env-before-read-docs", translate_pdf)
+    app.add_post_transform(TranslateFigureWords)
+    app.connect("config-inited", page_text_script)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -65,6 +65,7 @@ def prepare_execution_cache(build: Path) -> None:
     if cache.exists() and (not stamp.is_file() or stamp.read_text() != digest):
         print("The package changed since the last build: every chapter is executed again.")
         shutil.rmtree(cache)
+        shutil.rmtree(build / ".doctrees", ignore_errors=True)  # so Sphinx reads every chapter again
     get_cache(cache).db  # noqa: B018 (creates the database, once)
     stamp.write_text(digest)
 

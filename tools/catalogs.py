@@ -9,14 +9,21 @@ untranslated, a changed one arrives fuzzy with the old translation as a start, a
 one is dropped. The build's image file names (figures are named by a hash of their pixels) are
 not messages to translate and are left out; the images' alt texts are.
 
+It also refreshes ``locale/zh_CN/scripts.json``, the translations of what the site's scripts
+write (the figures' labels, the live code's messages): every text a script passes to its
+lookup, ``phrase("...")``, with its translation; a new text arrives untranslated (empty) and a
+text no script writes any more is dropped.
+
 ``check`` fails on any message that is untranslated or fuzzy, or whose translation lost or
 added markup: roles ({glue:text}`name`, {cite}`key`; a link such as {ref}`text <label>` or
 {term}`text <word>` may translate its text but keeps its target), inline code, math, links'
-targets.
+targets; and on any script text that is untranslated or whose translation lost or added a
+``{name}`` the script fills in, or a number.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from collections import Counter
@@ -25,12 +32,26 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
+from _ext.translations import SCRIPT_TEXTS
 from tools import MESSAGES, ROOT
 
 LANGUAGE = "zh_CN"
 TEMPLATES = MESSAGES / "_build" / "gettext" / "book"
 CATALOGS = ROOT / "locale" / LANGUAGE / "LC_MESSAGES" / "book"
 IMAGE_FILE = re.compile(r"^\.\. image:: ")
+
+# The site's scripts, and what they write: phrase("English {name}", values), the text one string
+# literal or several joined by +.
+SCRIPTS = (
+    ROOT / "code" / "selfattn" / "figures" / "figures.js",
+    ROOT / "_ext" / "live_code_static" / "live-code.js",
+)
+TRANSLATED_SCRIPT_TEXTS = ROOT / "locale" / LANGUAGE / SCRIPT_TEXTS
+STRING = r'"(?:[^"\\\n]|\\.)*"'
+PHRASE = re.compile(rf"\bphrase\(\s*({STRING}(?:\s*\+\s*{STRING})*)\s*[,)]")
+CALL = re.compile(r"(?<!function )\bphrase\(")
+PLACEHOLDER = re.compile(r"\{(\w+)\}")
+NUMBER = re.compile(r"\d+")
 
 # A role: {name}`content`. A translation keeps each role: the whole of it, or for a link with its
 # own text ({ref}`text <label>`, {term}`text <word>`, {doc}, {numref}) the name and the target.
@@ -79,6 +100,47 @@ def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]
     return written
 
 
+def script_texts(scripts: tuple[Path, ...] = SCRIPTS) -> list[str]:
+    """Every text the scripts pass to ``phrase``, each once, in the order they appear."""
+    texts = []
+    for path in scripts:
+        for match in PHRASE.finditer(path.read_text(encoding="utf-8")):
+            texts.append("".join(json.loads(part) for part in re.findall(STRING, match.group(1))))
+    return list(dict.fromkeys(texts))
+
+
+def read_script_texts(path: Path = TRANSLATED_SCRIPT_TEXTS) -> dict[str, str]:
+    """The scripts' texts and their translations, as ``path`` holds them (none if it is missing)."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def update_script_texts(path: Path = TRANSLATED_SCRIPT_TEXTS) -> None:
+    """Refresh ``path`` from the scripts: their texts, in order, each with its translation so far."""
+    known = read_script_texts(path)
+    texts = {text: known.get(text, "") for text in script_texts()}
+    path.write_text(json.dumps(texts, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def script_problems(scripts: tuple[Path, ...] = SCRIPTS, path: Path = TRANSLATED_SCRIPT_TEXTS) -> list[str]:
+    """What keeps the scripts' translations from being complete, one line each."""
+    found = []
+    for script in scripts:
+        source = script.read_text(encoding="utf-8")
+        if len(CALL.findall(source)) != len(PHRASE.findall(source)):
+            found.append(f"{script.name}: a phrase() whose text is not a string literal")
+    texts, known = script_texts(scripts), read_script_texts(path)
+    for text in texts:
+        translation = known.get(text)
+        if not translation:
+            found.append(f"{path.name}: untranslated: {text[:80]!r}")
+        elif any(sorted(p.findall(text)) != sorted(p.findall(translation)) for p in (PLACEHOLDER, NUMBER)):
+            found.append(
+                f"{path.name}: the {{names}} or numbers differ: {text[:50]!r} -> {translation[:50]!r}"
+            )
+    found += [f"{path.name}: no script writes {text[:80]!r}" for text in known if text not in texts]
+    return found
+
+
 def markup(text: str) -> Counter:
     """The pieces of ``text`` a translation must keep."""
     found = Counter()
@@ -114,11 +176,14 @@ def problems(path: Path) -> list[str]:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["update"]:
         print(f"{len(update())} catalogs updated in {CATALOGS.relative_to(ROOT)}")
+        update_script_texts()
+        print(f"{TRANSLATED_SCRIPT_TEXTS.relative_to(ROOT)} updated from the scripts")
         return 0
     if argv[:1] == ["check"]:
         paths = [Path(p) for p in argv[1:]] or sorted(CATALOGS.glob("*.po"))
-        found = [line for path in paths for line in problems(path)]
-        print("\n".join(found) if found else f"{len(paths)} catalogs: every message translated, markup kept")
+        found = [line for path in paths for line in problems(path)] + script_problems()
+        done = f"{len(paths)} catalogs and the scripts' texts: every message translated, markup kept"
+        print("\n".join(found) if found else done)
         return 1 if found else 0
     print(__doc__)
     return 2

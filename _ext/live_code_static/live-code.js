@@ -16,7 +16,14 @@
 (() => {
   "use strict";
 
-  const LABEL = "Live Code: edit and run this page's code";
+  // A text in the page's language, its {name}s filled in from values: the translation the page
+  // gives in window.selfattnText (the Chinese site does), else the English.
+  function phrase(english, values) {
+    const own = (window.selfattnText || {})[english] || english;
+    return own.replace(/\{(\w+)\}/g, (whole, name) => (values && name in values ? values[name] : whole));
+  }
+
+  const LABEL = phrase("Live Code: edit and run this page's code");
   const TICK_MS = 1000;
   // No word from Binder for this long means it stopped answering.
   const BINDER_STALL_MS = 5 * 60 * 1000;
@@ -83,7 +90,7 @@
     btn.dataset.state = phase;
     btn.disabled = !(phase === "idle" || phase === "failed");
     btn.querySelector(".live-code-text").textContent = text;
-    btn.title = phase === "failed" ? "Click to try again" : text;
+    btn.title = phase === "failed" ? phrase("Click to try again") : text;
     const waiting = phase === "loading" || phase === "connecting" || phase === "starting";
     if (waiting && !state.ticker) {
       state.ticker = setInterval(tick, TICK_MS);
@@ -94,11 +101,13 @@
     btn.querySelector(".live-code-clock").textContent = waiting ? ` (${clock()})` : "";
   }
 
-  const LOAD_FAILED =
-    "Could not load the live-code library from this site. Check your internet connection, then click to try again.";
-  const CONNECTING_BINDER =
-    "Connecting to Binder (a first launch after the book changes can take several minutes)...";
-  const CONNECTING_LOCAL = "Connecting to the local Jupyter server...";
+  const LOAD_FAILED = phrase(
+    "Could not load the live-code library from this site. Check your internet connection, then click to try again."
+  );
+  const CONNECTING_BINDER = phrase(
+    "Connecting to Binder (a first launch after the book changes can take several minutes)..."
+  );
+  const CONNECTING_LOCAL = phrase("Connecting to the local Jupyter server...");
 
   function tick() {
     const btn = button();
@@ -108,8 +117,8 @@
     if (state.phase === "connecting" && quiet > (state.config.serverInfo ? LOCAL_STALL_MS : BINDER_STALL_MS)) {
       fail(
         state.config.serverInfo
-          ? "The local Jupyter server stopped answering. Is `make live` still running? Click to try again."
-          : "Binder stopped answering (mybinder.org may be busy). Click to try again."
+          ? phrase("The local Jupyter server stopped answering. Is `make live` still running? Click to try again.")
+          : phrase("Binder stopped answering (mybinder.org may be busy). Click to try again.")
       );
     }
   }
@@ -249,7 +258,7 @@
     entry.built = null;
     const ok = await state.ready;
     if (!ok) {
-      entry.cell.setOutputText("Live code is not running: see the button under the page title.");
+      entry.cell.setOutputText(phrase("Live code is not running: see the button under the page title."));
       return null;
     }
     await prepareKernel();
@@ -257,12 +266,18 @@
     const pending = state.cells.slice(0, index).filter((e) => !state.ran.has(e.cell.id));
     if (pending.length) {
       const n = pending.length;
-      entry.cell.setOutputText(`Running the ${n} cell${n > 1 ? "s" : ""} above this one first...`);
+      entry.cell.setOutputText(
+        n > 1
+          ? phrase("Running the {n} cells above this one first...", { n })
+          : phrase("Running the cell above this one first...")
+      );
       for (const earlier of pending) {
         const result = await run(earlier, earlier.cell.source);
         state.ran.add(earlier.cell.id);
         if (!result || result.error) {
-          entry.cell.setOutputText("A cell above this one stopped with an error: fix it, then run this cell again.");
+          entry.cell.setOutputText(
+            phrase("A cell above this one stopped with an error: fix it, then run this cell again.")
+          );
           return result;
         }
       }
@@ -299,26 +314,26 @@
   function words(message) {
     const text = String(message || "");
     if (state.config.serverInfo) {
-      return "Could not reach the local Jupyter server. Is `make live` still running? Click to try again.";
+      return phrase("Could not reach the local Jupyter server. Is `make live` still running? Click to try again.");
     }
     if (/failed to build|phase: failed/i.test(text)) {
-      return "Binder could not prepare this book's environment. Click to try again.";
+      return phrase("Binder could not prepare this book's environment. Click to try again.");
     }
-    return "Could not reach Binder (mybinder.org). Check your internet connection, then click to try again.";
+    return phrase("Could not reach Binder (mybinder.org). Check your internet connection, then click to try again.");
   }
 
   function onStatus(_, data) {
     if (data.subject !== "server" || state.phase !== "connecting") return;
     const phase = (/Binder is: (\w+)/.exec(data.message || "") || [])[1];
     const text = {
-      waiting: "Binder is waiting for a free machine...",
-      fetching: "Binder is fetching this book's repository...",
-      building: "Binder is preparing this book's environment (the first launch can take a few minutes)...",
-      built: "Binder has the environment ready...",
-      pushing: "Binder is storing the new environment...",
-      launching: "Binder is starting a Python server...",
+      waiting: phrase("Binder is waiting for a free machine..."),
+      fetching: phrase("Binder is fetching this book's repository..."),
+      building: phrase("Binder is preparing this book's environment (the first launch can take a few minutes)..."),
+      built: phrase("Binder has the environment ready..."),
+      pushing: phrase("Binder is storing the new environment..."),
+      launching: phrase("Binder is starting a Python server..."),
     }[phase];
-    if (data.status === "server-ready") news("Connected. Starting Python...");
+    if (data.status === "server-ready") news(phrase("Connected. Starting Python..."));
     else news(text || (state.config.serverInfo ? CONNECTING_LOCAL : CONNECTING_BINDER));
   }
 
@@ -334,12 +349,12 @@
         state.ran.clear();
         state.prepared = false;
       } else if (status === "dead" && state.session === session) {
-        fail("Python stopped (the kernel died). Click to start a new one.");
+        fail(phrase("Python stopped (the kernel died). Click to start a new one."));
       }
     });
     kernel.connectionStatusChanged.connect((_, status) => {
       if (status === "disconnected" && state.session === session && state.phase === "ready") {
-        fail("Lost the connection to Python. Click to reconnect.");
+        fail(phrase("Lost the connection to Python. Click to reconnect."));
       }
     });
   }
@@ -411,7 +426,7 @@
         state.settle = resolve;
       });
     }
-    show("loading", "Loading the live-code library...");
+    show("loading", phrase("Loading the live-code library..."));
     try {
       await loadThebe();
     } catch (err) {
@@ -425,7 +440,8 @@
     try {
       state.lastNews = Date.now();
       const connecting = state.config.serverInfo ? CONNECTING_LOCAL : CONNECTING_BINDER;
-      show("connecting", state.retried ? `The first try failed; trying once more. ${connecting}` : connecting);
+      show("connecting", state.retried ? phrase("The first try failed; trying once more. {connecting}", { connecting })
+        : connecting);
       if (!state.notebook) {
         state.options = await serverOptions();
         const marked = markCells();
@@ -454,7 +470,7 @@
     if (abandoned()) return;
 
     try {
-      show("starting", "Starting Python...");
+      show("starting", phrase("Starting Python..."));
       const session = await withTimeout(
         server.startNewSession(state.notebook.rendermime),
         KERNEL_START_MS,
@@ -469,11 +485,11 @@
       watchKernel(session);
     } catch (err) {
       console.warn("live code:", err);
-      if (!abandoned()) retryOrFail("Python could not start on the server. Click to try again.");
+      if (!abandoned()) retryOrFail(phrase("Python could not start on the server. Click to try again."));
       return;
     }
 
-    show("setup", "Running the setup cells...");
+    show("setup", phrase("Running the setup cells..."));
     state.settle(true);
     state.settle = null;
     const failed = await enqueue(runInitCells);
@@ -481,8 +497,8 @@
     show(
       "ready",
       failed
-        ? "Live, but a setup cell stopped with an error: see its output."
-        : "Live: edit any cell, then press run (or Shift+Enter)."
+        ? phrase("Live, but a setup cell stopped with an error: see its output.")
+        : phrase("Live: edit any cell, then press run (or Shift+Enter).")
     );
   }
 

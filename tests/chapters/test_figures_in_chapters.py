@@ -123,8 +123,8 @@ def test_weight_figure_states_the_chapters_parameter_count(built_book):
     assert (weights["count"]["parameters"], weights["count"]["tensors"]) == (total, tensors)
     left_out = total - weights["count"]["drawn"]
     start = f"Before training: {total:,} random starting numbers in {tensors} tensors."
-    assert weights["before"].startswith(start)
-    assert f"not drawn: lm_head.bias, {left_out} numbers" in weights["before"]
-    assert weights["after"].startswith(f"After training: the same {total:,} numbers")
+    assert weights["notes"]["before"].startswith(start)
+    assert f"not drawn: lm_head.bias, {left_out} numbers" in weights["notes"]["before"]
+    assert weights["notes"]["after"].startswith(f"After training: the same {total:,} numbers")
     description = re.search(r'<p class="sa-sr" id="[\w-]+">(.*?)</p>', path.read_text("utf-8")).group(1)
-    assert html.unescape(weights["before"]) in html.unescape(description)
+    assert html.unescape(weights["notes"]["before"]) in html.unescape(description)

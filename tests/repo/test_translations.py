@@ -1,12 +1,15 @@
 """The Chinese edition's catalogs keep up with the English: one per chapter, every message
-translated, none fuzzy, every role, code span and formula kept (``tools.catalogs``)."""
+translated, none fuzzy, every role, code span and formula kept; and every text the site's scripts
+write has its translation, with the same values filled in (``tools.catalogs``)."""
 
 from __future__ import annotations
+
+import json
 
 import yaml
 
 from tools import ROOT
-from tools.catalogs import CATALOGS, markup, problems
+from tools.catalogs import CATALOGS, markup, problems, script_problems, script_texts
 
 
 def chapters() -> list[str]:
@@ -31,3 +34,25 @@ def test_the_check_sees_lost_markup_and_allows_translated_link_text():
     bad = "损失 {glue:text}`a:.2f`，见{ref}`第二节 <sec>`和{term}`词元 <tokens>`，`x@y`。"
     assert markup(english) == markup(good)
     assert set(markup(english) - markup(bad)) == {"{glue:text}`b`", "{term} token", "`x @ y`"}
+
+
+def test_every_text_the_scripts_write_is_translated():
+    assert len(script_texts()) > 90, "the figures' labels and the live code's messages"
+    found = script_problems()
+    assert not found, "run `python -m tools.catalogs update`, then translate:\n" + "\n".join(found[:40])
+
+
+def test_the_check_sees_untranslated_script_texts_and_changed_values(tmp_path):
+    script = tmp_path / "figure.js"
+    script.write_text(
+        'label.textContent = phrase("Play");\n'
+        'status.textContent = phrase("Step {s} of " +\n    "{last}.", { s, last });\n'
+        "note.textContent = phrase(text);\n"
+    )
+    texts = tmp_path / "scripts.json"
+    texts.write_text(json.dumps({"Step {s} of {last}.": "第 {s} 步", "Gone": "走了"}, ensure_ascii=False))
+    assert script_texts((script,)) == ["Play", "Step {s} of {last}."]
+    found = script_problems((script,), texts)
+    assert len(found) == 4, found
+    assert "not a string literal" in found[0] and "untranslated: 'Play'" in found[1]
+    assert "differ" in found[2] and "no script writes 'Gone'" in found[3]

@@ -404,10 +404,10 @@ def test_before_after_toggles_the_weight_matrices(page):
     assert all(a != b for a, b in zip(after, before, strict=True)), "every matrix changed"
     query = next(i for i, m in enumerate(d["mats"]) if m["name"] == "sa_head.query.weight")
     assert f"std {d['mats'][query]['std'][1]:.3f}" in figure.locator(".sa-mat").nth(query).inner_text()
-    assert status(figure) == d["after"]
+    assert status(figure) == d["notes"]["after"]
     figure.get_by_role("button", name="Before training").click()
     assert pixels() == before
-    assert status(figure) == d["before"]
+    assert status(figure) == d["notes"]["before"]
     total = d["count"]["parameters"]
     assert f"{total:,} random starting numbers in {d['count']['tensors']} tensors" in status(figure)
 
@@ -460,13 +460,13 @@ def test_ladder_replays_every_run_together(page):
     lines = figure.locator("polyline.sa-curve")
     assert lines.count() == len(d["series"]) == figure.locator(".sa-legend li").count()
     last = max(c["steps"][-1] for c in d["series"])
-    finals = [f"{c['name']} {c['val'][-1]:.2f}" for c in d["series"]]
+    finals = [f"{c['label']} {c['val'][-1]:.2f}" for c in d["series"]]
     assert status(figure).startswith(f"Step {last} of {last}") and all(f in status(figure) for f in finals)
     slider = figure.locator("input[type=range]")
     slider.focus()
     page.keyboard.press("Home")
     assert status(figure).startswith("Step 0 of")
-    starts = [f"{c['name']} {c['val'][0]:.2f}" for c in d["series"]]
+    starts = [f"{c['label']} {c['val'][0]:.2f}" for c in d["series"]]
     assert all(s in status(figure) for s in starts)
     assert all(len(lines.nth(i).get_attribute("points").split()) == 2 for i in range(lines.count()))
     figure.locator("button").first.click()

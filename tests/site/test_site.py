@@ -28,6 +28,7 @@ from PIL import Image
 from tests.helpers import code_blocks
 from tools import ROOT, page_weight
 from tools.browser import Visit, first_visit
+from tools.catalogs import script_texts
 from tools.serve import serve
 
 pytestmark = pytest.mark.slow
@@ -235,6 +236,58 @@ def test_the_chinese_edition_finds_a_chinese_term(site, server, browser):
     links = search(browser, server, "注意力权重", edition="zh/")
     assert links, "searching the Chinese edition for 注意力权重 found nothing"
     assert all("/zh/book/" in link for link in links), links
+
+
+# Each interactive figure's visible text, and the text each of its elements holds itself.
+FIGURE_TEXTS = """() => [...document.querySelectorAll('.sa-fig[data-sa-ready]')].map((fig) => ({
+    kind: fig.dataset.kind,
+    title: fig.querySelector('.sa-title').innerText,
+    description: fig.querySelector('.sa-sr').textContent,
+    body: fig.querySelector('.sa-body').innerText,
+    own: [...fig.querySelectorAll('*')].map((n) => [...n.childNodes].filter((c) => c.nodeType === 3)
+        .map((c) => c.textContent).join('').trim()).filter(Boolean),
+}))"""
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+def english_in(texts: dict, english: list[str]) -> list[str]:
+    """What the scripts write in English that shows in a figure's ``texts`` (FIGURE_TEXTS): a
+    label that is all of an element's text, or a longer piece of a sentence around its values."""
+    labels = {text for text in english if "{" not in text}
+    pieces = {
+        piece.strip()
+        for text in english
+        for piece in re.split(r"\{\w+\}", text)
+        if len(piece.strip()) >= 12 and re.search("[A-Za-z]{3}", piece)
+    }
+    return sorted({t for t in texts["own"] if t in labels} | {p for p in pieces if p in texts["body"]})
+
+
+def test_the_chinese_edition_s_figures_and_live_code_read_in_chinese(site, server, browser):
+    pages = sorted(p for p in (site / "zh" / "book").glob("*.html") if 'class="sa-fig"' in p.read_text())
+    assert len(pages) >= 5, pages
+    english, problems, kinds = script_texts(), [], set()
+    for path in pages:
+        name = path.relative_to(site).as_posix()
+        with first_visit(browser, server.url(name)) as (page, visit):
+            count = path.read_text().count('class="sa-fig"')
+            page.wait_for_function(f"document.querySelectorAll('.sa-fig[data-sa-ready]').length === {count}")
+            figures = page.evaluate(FIGURE_TEXTS)
+            button = page.locator(".live-code-button").inner_text()
+        kinds |= {figure["kind"] for figure in figures}
+        problems += [f"{name}: {error}" for error in visit.errors]
+        if not CHINESE.search(button):
+            problems.append(f"{name}: the live code button reads {button!r}")
+        for figure in figures:
+            where = f"{name} {figure['kind']}"
+            problems += [
+                f"{where}: no Chinese in its {part}"
+                for part in ("title", "description", "body")
+                if not CHINESE.search(figure[part])
+            ]
+            problems += [f"{where}: English {text!r}" for text in english_in(figure, english)]
+    assert len(kinds) == 12, sorted(kinds)
+    assert not problems, "\n".join(problems)
 
 
 def glued(page: Path) -> Counter:

@@ -5,6 +5,7 @@ model's own numbers. The figures are those of the figure page (tools.figure_page
 from __future__ import annotations
 
 import base64
+import json
 import math
 import re
 
@@ -25,7 +26,7 @@ from selfattn.figures import (
     training_curve,
 )
 from selfattn.figures.mechanism import head_stages
-from selfattn.figures.output import script
+from selfattn.figures.output import FALLBACK, map_texts, script
 from selfattn.figures.sphinxext import one_copy
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -80,6 +81,29 @@ def test_sphinx_extension_keeps_one_copy_of_the_script(figures):
     assert body.count("<script data-selfattn-figures>") == 1 and body.endswith("</script>")
     assert body.count('class="sa-data"') == 2 and "<p>prose</p>" in body
     assert one_copy("<p>no figures</p>") == "<p>no figures</p>"
+
+
+def test_a_translation_changes_the_words_of_a_figure_and_nothing_else(figures):
+    page = "<p>prose</p>" + "".join(figure.to_html() for figure in figures.values())
+    assert map_texts(page, lambda text: text) == page
+    seen = []
+    map_texts(page, lambda text: seen.append(text) or text)
+    walk, ladder = figures["shape-walk"].data, figures["ladder"].data
+    for figure in figures.values():
+        assert figure.title in seen and figure.description in seen
+    assert seen.count(FALLBACK) == len(figures)
+    assert {stop["label"] for stop in walk["stops"]} | {stop["note"] for stop in walk["stops"]} <= set(seen)
+    assert {series["label"] for series in ladder["series"]} <= set(seen)
+    assert set(figures["before-after"].data["notes"].values()) <= set(seen)
+    assert not {m["name"] for m in figures["before-after"].data["mats"]} & set(seen), "names of code stay"
+    marked = map_texts(page, lambda text: f"<{text}>")
+    assert marked.count("&lt;") == 3 * len(figures), "title, description and fallback, html-escaped"
+    assert "<p>prose</p>" in marked
+    walked = json.loads(
+        re.search(r'data-kind="shape-walk".*?class="sa-data">(.*?)</script>', marked).group(1)
+    )
+    assert walked["stops"][0]["label"] == f"<{walk['stops'][0]['label']}>"
+    assert walked["stops"][0]["values"] == walk["stops"][0]["values"]
 
 
 def test_embedded_numbers_are_the_models(figures, names):
@@ -178,7 +202,7 @@ def test_before_after_states_the_models_own_parameter_count(figures, names):
     assert (count["parameters"], count["tensors"]) == (total, tensors)
     assert (count["drawn"], count["matrices"]) == (drawn, len(matrices))
     assert count["left_out"] == [["lm_head.bias", model.lm_head.bias.numel()]]
-    before, after = figure.data["before"], figure.data["after"]
+    before, after = figure.data["notes"]["before"], figure.data["notes"]["after"]
     assert before.startswith(f"Before training: {total:,} random starting numbers in {tensors} tensors.")
     assert f"Drawn: the {len(matrices)} weight matrices, {drawn:,} numbers" in before
     assert f"not drawn: lm_head.bias, {total - drawn} numbers" in before
@@ -186,7 +210,7 @@ def test_before_after_states_the_models_own_parameter_count(figures, names):
     for text in (figure.description, figure._repr_mimebundle_()["text/plain"]):
         assert before in text and after in text
     bigram = make_model("bigram", 65, names["config"])
-    assert before_after(bigram, bigram).data["before"] == (
+    assert before_after(bigram, bigram).data["notes"]["before"] == (
         "Before training: 4,225 random starting numbers in 1 tensor. "
         "Drawn: the weight matrix, 4,225 numbers, all of them."
     )

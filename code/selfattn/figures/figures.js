@@ -10,6 +10,13 @@
   }
   if (old && old.observer) old.observer.disconnect();
 
+  // A text in the page's language, its {name}s filled in from values: the translation the page
+  // gives in window.selfattnText (the Chinese site does), else the English.
+  function phrase(english, values) {
+    const own = (window.selfattnText || {})[english] || english;
+    return own.replace(/\{(\w+)\}/g, (whole, name) => (values && name in values ? values[name] : whole));
+  }
+
   // ---- small DOM helpers
   function el(tag, props, kids) {
     const node = document.createElement(tag);
@@ -42,7 +49,7 @@
     return x < 0 ? "(" + fmt(x) + ")" : fmt(x);
   }
   function spoken(s) {
-    return s === "\u21b5" ? "newline" : s === "\u2423" ? "space" : s;
+    return s === "\u21b5" ? phrase("newline") : s === "\u2423" ? phrase("space") : s;
   }
   function quote(s) {
     return "\u201c" + s + "\u201d";
@@ -101,7 +108,7 @@
   function positions(tokens, groupLabel, pick) {
     const row = el("div", { class: "sa-row", role: "group", "aria-label": groupLabel });
     const buttons = tokens.map((tok, t) => row.appendChild(el("button", {
-        type: "button", class: "sa-pos", "aria-label": "position " + t + ": " + spoken(tok),
+        type: "button", class: "sa-pos", "aria-label": phrase("position {t}: {token}", { t, token: spoken(tok) }),
         onclick: () => { pick(t); }
       }, [el("small", { text: t }), el("b", { text: tok })])));
     return { buttons, row };
@@ -123,7 +130,7 @@
   // 1. The context window: position t sees positions 0..t.
   views["context-window"] = function (body, d) {
     const T = d.tokens.length, status = statusLine();
-    const { row, buttons } = positions(d.tokens, "positions of the context window", pick);
+    const { row, buttons } = positions(d.tokens, phrase("positions of the context window"), pick);
     function pick(t) {
       buttons.forEach((b, i) => {
         b.classList.toggle("sa-lit", i <= t);
@@ -131,14 +138,16 @@
         b.classList.toggle("sa-next", i === t + 1);
       });
       press(buttons, t);
-      const seen = quote(d.tokens.slice(0, t + 1).join(""));
-      status.textContent = "Position " + t + " sees positions 0 to " + t + " (" + seen +
-        ") and must predict the next character, " + quote(d.next[t]) +
-        (t < T - 1 ? ". Positions " + (t + 1) + " to " + (T - 1) + " are hidden from it."
-          : ", which lies just past the window.");
+      const values = { t, seen: quote(d.tokens.slice(0, t + 1).join("")), next: quote(d.next[t]), first: t + 1,
+        last: T - 1 };
+      status.textContent = t < T - 1
+        ? phrase("Position {t} sees positions 0 to {t} ({seen}) and must predict the next character, {next}. " +
+          "Positions {first} to {last} are hidden from it.", values)
+        : phrase("Position {t} sees positions 0 to {t} ({seen}) and must predict the next character, {next}, " +
+          "which lies just past the window.", values);
     }
-    body.append(row, status, el("p", { class: "sa-note", text: "Click a position. Lit: what it can see; " +
-      "dashed: the character it must predict." }));
+    body.append(row, status, el("p", { class: "sa-note", text: phrase("Click a position. Lit: what it can see; " +
+      "dashed: the character it must predict.") }));
     pick(d.start);
   };
 
@@ -164,13 +173,13 @@
           const shown = ch === "\n" ? "\u21b5" : ch === " " ? "\u2423" : ch;
           tr.appendChild(el("td", { class: "sa-c" }, [el("button", {
             type: "button", class: "sa-cell", "data-id": ids[ch], "data-char": ch,
-            "aria-label": "row " + b + ", position " + t + ": id " + ids[ch] + ", " + spoken(shown),
+            "aria-label": phrase("row {b}, position {t}: id {id}, {char}", { b, t, id: ids[ch], char: spoken(shown) }),
             onclick: () => { picked = [b, t]; show(); }
           }, [el("b", { text: ids[ch] }), el("small", { text: shown })])]));
         });
       });
-      status.textContent = "Batch " + draws + ": " + d.B + " windows of " + d.T +
-        " characters, starting at characters " + starts.join(", ") + " of the excerpt.";
+      status.textContent = phrase("Batch {n}: {B} windows of {T} characters, starting at characters {starts} " +
+        "of the excerpt.", { n: draws, B: d.B, T: d.T, starts: starts.join(", ") });
       show();
     }
     function show() {
@@ -178,12 +187,11 @@
       const id = Number(cell.getAttribute("data-id"));
       press([...cells], picked[0] * d.T + picked[1]);
       detail.replaceChildren(
-        el("p", { class: "sa-note", text: "xb[" + picked[0] + ", " + picked[1] + "] = " + id +
-          " is looked up as row " + id + " of the token embedding table: a vector of C = " + d.C +
-          " numbers." }),
+        el("p", { class: "sa-note", text: phrase("xb[{b}, {t}] = {id} is looked up as row {id} of the token " +
+          "embedding table: a vector of C = {C} numbers.", { b: picked[0], t: picked[1], id, C: d.C }) }),
         strip(d.emb[id], scale, true));
     }
-    body.append(el("div", { class: "sa-row" }, [button("Draw another batch", () => {
+    body.append(el("div", { class: "sa-row" }, [button(phrase("Draw another batch"), () => {
       starts = starts.map(() => Math.floor(random() * (d.text.length - d.T)));
       draws += 1;
       render();
@@ -196,7 +204,7 @@
     const shape = el("p", { class: "sa-shape" }), code = el("code"), status = statusLine();
     const heat = el("div", { class: "sa-heat" });
     let timer = null, current = 0;
-    const buttons = d.stops.map((stop, i) => button(stop.name, () => { stopRun(); go(i); }));
+    const buttons = d.stops.map((stop, i) => button(stop.label, () => { stopRun(); go(i); }));
     function go(i) {
       const stop = d.stops[i], names = stop.shape.length === 2 ? ["B", "T"] : ["B", "T", "C"];
       current = i;
@@ -225,7 +233,7 @@
       clearTimeout(timer);
       timer = null;
     }
-    const run = button("Run to logits", () => {
+    const run = button(phrase("Run to logits"), () => {
       stopRun();
       go(0);
       (function next() {
@@ -233,10 +241,10 @@
         else timer = null;
       })();
     });
-    body.append(el("div", { class: "sa-row", role: "group", "aria-label": "stops" }, buttons.concat([run])),
+    body.append(el("div", { class: "sa-row", role: "group", "aria-label": phrase("stops") }, buttons.concat([run])),
       shape, el("p", {}, [code]), status,
-      el("p", { class: "sa-note", text: "Below: sequence 0 of the batch, one row per position, " +
-        "one coloured cell per number along the last axis." }), heat);
+      el("p", { class: "sa-note", text: phrase("Below: sequence 0 of the batch, one row per position, " +
+        "one coloured cell per number along the last axis.") }), heat);
     go(0);
   };
 
@@ -245,7 +253,8 @@
     const T = d.b.length, n = d.b[0].length, scale = maxAbs(d.b.concat(d.c)), status = statusLine();
     const code = el("code"), mats = el("div", { class: "sa-mats" });
     const arithmetic = el("p", { class: "sa-numbers", "aria-live": "polite" });
-    const { buttons, row } = choices(["1. ones", "2. tril", "3. \u00f7 row sums", "4. a @ b"], "stages", show);
+    const labels = [phrase("1. ones"), "2. tril", phrase("3. \u00f7 row sums"), "4. a @ b"];
+    const { buttons, row } = choices(labels, phrase("stages"), show);
     const index = (k) => [...Array(k).keys()], label = (r) => r;
     let tables = {};
     function operand(name, table) {
@@ -280,8 +289,9 @@
         tables.b.rows[k + 1].cells[j + 1].classList.add("sa-hl");
       });
       tables.c.rows[r + 1].cells[j + 1].classList.add("sa-hl");
-      arithmetic.textContent = "c[" + r + ", " + j + "] = row " + r + " of a \u00b7 column " + j + " of b = " +
-        index(T).map((k) => fmt(a[r][k]) + "\u00d7" + paren(d.b[k][j])).join(" + ") + " = " + fmt(d.c[r][j]);
+      arithmetic.textContent = phrase("c[{r}, {j}] = row {r} of a \u00b7 column {j} of b = {products} = {total}", {
+        r, j, products: index(T).map((k) => fmt(a[r][k]) + "\u00d7" + paren(d.b[k][j])).join(" + "),
+        total: fmt(d.c[r][j]) });
     }
     body.append(row, el("p", {}, [code]), status, mats, arithmetic);
     show(0);
@@ -292,11 +302,11 @@
     const names = ["q", "k", "v"], C = d.x[0].length, status = statusLine(), scaleX = maxAbs(d.x);
     const input = el("div"), outputs = el("div", { class: "sa-outputs" }), detail = el("div");
     let t = d.position;
-    const { buttons, row } = positions(d.tokens, "position", (p) => { t = p; show(); });
+    const { buttons, row } = positions(d.tokens, phrase("position"), (p) => { t = p; show(); });
     function show() {
       press(buttons, t);
-      input.replaceChildren(el("p", { class: "sa-note", text: "x[" + t + "], the input vector of position " + t +
-        " (" + quote(d.tokens[t]) + "): " + C + " numbers" }), strip(d.x[t], scaleX, true));
+      input.replaceChildren(el("p", { class: "sa-note", text: phrase("x[{t}], the input vector of position {t} " +
+        "({token}): {C} numbers", { t, token: quote(d.tokens[t]), C }) }), strip(d.x[t], scaleX, true));
       outputs.replaceChildren();
       names.forEach((name) => {
         const values = d.out[name][t], cells = strip(values, maxAbs(d.out[name]), true, (j) => { explain(name, j); });
@@ -313,18 +323,18 @@
       outputs.querySelectorAll(".sa-hl").forEach((cell) => { cell.classList.remove("sa-hl"); });
       outputs.querySelector('[data-name="' + name + '"]').children[j].classList.add("sa-hl");
       const terms = x.map((xi, i) => paren(xi) + "\u00d7" + paren(column[i]));
-      status.textContent = name + "[" + j + "] = \u03a3 x[i]\u00b7W_" + name + "[i, " + j + "] = " +
-        terms.slice(0, 3).join(" + ") + " + \u2026 + " + terms[C - 1] + " (" + C + " products) = " +
-        fmt(d.out[name][t][j], 3);
+      status.textContent = phrase("{name}[{j}] = \u03a3 x[i]\u00b7W_{name}[i, {j}] = {terms} ({C} products) = {value}", {
+        name, j, C, terms: terms.slice(0, 3).join(" + ") + " + \u2026 + " + terms[C - 1],
+        value: fmt(d.out[name][t][j], 3) });
       detail.replaceChildren(
-        el("p", { class: "sa-note", text: "Column " + j + " of W_" + name + ": one weight per number of x" }),
+        el("p", { class: "sa-note", text: phrase("Column {j} of W_{name}: one weight per number of x", { j, name }) }),
         strip(column, maxAbs(d.w[name]), true),
-        el("p", { class: "sa-note", text: "x[i]\u00b7W_" + name + "[i, " + j + "]: the " + C + " products that add up to " +
-          name + "[" + j + "]" }),
+        el("p", { class: "sa-note", text: phrase("x[i]\u00b7W_{name}[i, {j}]: the {C} products that add up to " +
+          "{name}[{j}]", { name, j, C }) }),
         strip(parts, maxAbs([parts]), true));
     }
-    body.append(row, input, el("p", { class: "sa-note", text: "Point at a number of q, k or v, or reach it with " +
-      "Tab, to see the weights that made it." }), outputs, status, detail);
+    body.append(row, input, el("p", { class: "sa-note", text: phrase("Point at a number of q, k or v, or reach " +
+      "it with Tab, to see the weights that made it.") }), outputs, status, detail);
     show();
   };
 
@@ -332,9 +342,9 @@
   views["score-table"] = function (body, d) {
     const T = d.tokens.length, status = statusLine(), table = el("table", { class: "sa-table" });
     const stages = [
-      ["raw", "1. raw q\u00b7k"], ["scaled", "2. scaled \u00d7 1/\u221a" + d.hs], ["masked", "3. masked"],
-      ["wei", "4. softmax"]];
-    const { buttons, row } = choices(stages.map((s) => s[1]), "stages", show);
+      ["raw", phrase("1. raw q\u00b7k")], ["scaled", phrase("2. scaled \u00d7 1/\u221a{hs}", { hs: d.hs })],
+      ["masked", phrase("3. masked")], ["wei", "4. softmax"]];
+    const { buttons, row } = choices(stages.map((s) => s[1]), phrase("stages"), show);
     function show(i) {
       const name = stages[i][0], m = d.stages[name], soft = name === "wei";
       const finite = m.flat().filter((x) => x !== null), scale = maxAbs(m);
@@ -343,21 +353,21 @@
         ? el("td", { class: "sa-masked", text: fmt(x) })
         : paint(el("td", { text: fmt(x) }), soft ? ramp(VIRIDIS, x) : signed(x, scale))));
       if (soft) {
-        table.rows[0].append(el("th", { scope: "col", text: "row sum" }));
+        table.rows[0].append(el("th", { scope: "col", text: phrase("row sum") }));
         m.forEach((r, k) => { table.rows[k + 1].append(el("td", { class: "sa-sum", text: fmt(sum(r), 2) })); });
       }
-      const spread = "std " + fmt(std(finite)) + ", from " + fmt(Math.min(...finite)) + " to " +
-        fmt(Math.max(...finite));
+      const values = { hs: d.hs, factor: fmt(1 / Math.sqrt(d.hs), 3), cells: T * (T - 1) / 2,
+        spread: phrase("std {std}, from {min} to {max}",
+          { std: fmt(std(finite)), min: fmt(Math.min(...finite)), max: fmt(Math.max(...finite)) }) };
       status.textContent = [
-        "Raw scores q\u00b7k: each is a sum of " + d.hs + " products, so they spread widely (" + spread + ").",
-        "Multiplied by 1/\u221a" + d.hs + " = " + fmt(1 / Math.sqrt(d.hs), 3) +
-          ": the same pattern, a gentler spread (" + spread + ").",
-        "Every position after the row's own is set to \u2212\u221e (" + T * (T - 1) / 2 +
-          " cells): no character may look at the future.",
-        "Softmax turns each row into weights: \u2212\u221e becomes 0 and every row sums to 1."][i];
+        phrase("Raw scores q\u00b7k: each is a sum of {hs} products, so they spread widely ({spread}).", values),
+        phrase("Multiplied by 1/\u221a{hs} = {factor}: the same pattern, a gentler spread ({spread}).", values),
+        phrase("Every position after the row's own is set to \u2212\u221e ({cells} cells): no character may look " +
+          "at the future.", values),
+        phrase("Softmax turns each row into weights: \u2212\u221e becomes 0 and every row sums to 1.")][i];
     }
     body.append(row, table, status,
-      el("p", { class: "sa-note", text: "Row: the position that looks; column: the position it looks at." }));
+      el("p", { class: "sa-note", text: phrase("Row: the position that looks; column: the position it looks at.") }));
     show(0);
   };
 
@@ -369,7 +379,7 @@
     d.tokens.forEach((tok) => { head.append(el("th", { scope: "col", text: tok })); });
     d.wei.forEach((row, i) => {
       const b = button(d.tokens[i], () => { pick(i); });
-      b.setAttribute("aria-label", "row " + i + ": " + spoken(d.tokens[i]));
+      b.setAttribute("aria-label", phrase("row {i}: {token}", { i, token: spoken(d.tokens[i]) }));
       buttons.push(b);
       const tr = table.appendChild(el("tr", {}, [el("th", { scope: "row" }, [b])]));
       row.forEach((w) => { tr.append(paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w))); });
@@ -384,19 +394,19 @@
         terms.append(el("span", { class: "sa-w", text: fmt(w, 3) }),
           el("span", { text: "\u00d7 v[" + j + "] " + quote(d.tokens[j]) }), strip(part, scale, false));
       }
-      terms.append(el("span", { class: "sa-w", text: "sum" }), el("span", { text: "= out[" + i + "]" }),
+      terms.append(el("span", { class: "sa-w", text: phrase("sum") }), el("span", { text: "= out[" + i + "]" }),
         strip(out, scale, false));
       terms.lastChild.className += " sa-out";
       const first = [];
       for (let j = 0; j <= i; j++) first.push(fmt(d.wei[i][j], 2) + "\u00d7" + paren(d.v[j][0]));
-      status.textContent = "Row " + i + " (" + quote(d.tokens[i]) + ") mixes " + (i + 1) + " value rows with weights " +
-        "that sum to " + fmt(sum(d.wei[i].slice(0, i + 1))) + ". Its first number: " + first.join(" + ") +
-        " = " + fmt(out[0], 2) + ".";
-      panel.replaceChildren(el("p", { class: "sa-note", text: "out[" + i + "] = \u03a3 wei[" + i +
-        ", j] \u00b7 v[j]: each v row scaled by its weight (fainter = smaller weight), then added up." }), terms,
+      status.textContent = phrase("Row {i} ({token}) mixes {n} value rows with weights that sum to {total}. " +
+        "Its first number: {products} = {first}.", { i, token: quote(d.tokens[i]), n: i + 1,
+        total: fmt(sum(d.wei[i].slice(0, i + 1))), products: first.join(" + "), first: fmt(out[0], 2) });
+      panel.replaceChildren(el("p", { class: "sa-note", text: phrase("out[{i}] = \u03a3 wei[{i}, j] \u00b7 v[j]: " +
+        "each v row scaled by its weight (fainter = smaller weight), then added up.", { i }) }), terms,
         el("p", { class: "sa-note sa-numbers", text: "out[" + i + "] = [" + out.map((x) => fmt(x)).join(", ") + "]" }));
     }
-    body.append(el("p", { class: "sa-note", text: "Click a row of wei." }), table, status, panel);
+    body.append(el("p", { class: "sa-note", text: phrase("Click a row of wei.") }), table, status, panel);
     pick(d.row);
   };
 
@@ -423,9 +433,9 @@
       chart.append(svg("text", { x: x(st), y: H - BOT + 18, "text-anchor": "middle" }, st));
     }
     chart.append(svg("path", { class: "sa-axis", d: "M" + L + "," + TOP + "V" + (H - BOT) + "H" + (W - R) }),
-      svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, "training step"),
+      svg("text", { x: (L + W - R) / 2, y: H - 4, "text-anchor": "middle" }, phrase("training step")),
       svg("text", { x: 12, y: (TOP + H - BOT) / 2, "text-anchor": "middle",
-        transform: "rotate(-90 12 " + (TOP + H - BOT) / 2 + ")" }, "loss"));
+        transform: "rotate(-90 12 " + (TOP + H - BOT) / 2 + ")" }, phrase("loss")));
     return { chart, x, y, right: W - R, top: TOP };
   }
   function interpolate(steps, values, s) {  // a recorded curve's value at step s (its last value after it)
@@ -446,24 +456,24 @@
   function player(last, stride, duration, show) {
     let frame = null;
     const slider = el("input", { type: "range", min: 0, max: last, step: stride, value: 0,
-      "aria-label": "training step", oninput: () => { pause(); show(Number(slider.value)); } });
-    const play = button("Play", () => {
+      "aria-label": phrase("training step"), oninput: () => { pause(); show(Number(slider.value)); } });
+    const play = button(phrase("Play"), () => {
       if (frame !== null) return pause();
       const from = Number(slider.value) >= last ? 0 : Number(slider.value);
       let t0 = null;
-      play.textContent = "Pause";
+      play.textContent = phrase("Pause");
       function tick(now) {
         if (t0 === null) t0 = now;
         const s = Math.min(last, stride * Math.round((from + (now - t0) / duration * last) / stride));
         show(s);
-        frame = s < last ? requestAnimationFrame(tick) : (play.textContent = "Play", null);
+        frame = s < last ? requestAnimationFrame(tick) : (play.textContent = phrase("Play"), null);
       }
       frame = requestAnimationFrame(tick);
     });
     function pause() {
       if (frame !== null) cancelAnimationFrame(frame);
       frame = null;
-      play.textContent = "Play";
+      play.textContent = phrase("Play");
     }
     return { slider, row: el("div", { class: "sa-row" }, [play, slider]) };
   }
@@ -471,16 +481,18 @@
   // 8. Training: the attention model's recorded loss, played back against the bigram's line.
   views.training = function (body, d) {
     const last = d.steps[d.steps.length - 1], all = d.val.concat(d.batch.map((p) => p[1]), [d.bigram]);
-    const f = lossFrame(all, last, d.label + " loss curve against the bigram's " + fmt(d.bigram), 300);
+    const f = lossFrame(all, last, phrase("{label} loss curve against the bigram's {bigram}",
+      { label: d.label, bigram: fmt(d.bigram) }), 300);
     const cross = d.cross;
     f.chart.append(svg("line", { class: "sa-bigram", x1: f.x(0), x2: f.right, y1: f.y(d.bigram), y2: f.y(d.bigram) }),
-      svg("text", { x: f.right, y: f.y(d.bigram) - 6, "text-anchor": "end" }, "bigram " + fmt(d.bigram)));
+      svg("text", { x: f.right, y: f.y(d.bigram) - 6, "text-anchor": "end" },
+        phrase("bigram {loss}", { loss: fmt(d.bigram) })));
     const batch = f.chart.appendChild(svg("polyline", { class: "sa-batch", points: "" }));
     const val = f.chart.appendChild(svg("polyline", { class: "sa-val", points: "" }));
     const dot = f.chart.appendChild(svg("circle", { class: "sa-cross", r: 5, visibility: "hidden" }));
     if (cross !== null) { dot.setAttribute("cx", f.x(cross)); dot.setAttribute("cy", f.y(d.bigram)); }
     f.chart.append(svg("text", { x: f.right, y: f.top + 12, "text-anchor": "end" },
-      d.label + ": validation (solid), batch loss (thin)"));
+      phrase("{label}: validation (solid), batch loss (thin)", { label: d.label })));
     const status = statusLine();
     const controls = player(last, d.stride, d.duration, show);
     function show(s) {
@@ -491,9 +503,11 @@
         .map((p) => f.x(p[0]) + "," + f.y(p[1])).join(" "));
       const below = cross !== null && s >= cross;
       dot.setAttribute("visibility", below ? "visible" : "hidden");
-      const text = "Step " + s + " of " + last + ": validation loss " + fmt(at) + (below
-        ? ", below the bigram's " + fmt(d.bigram) + " since about step " + cross + "."
-        : ", above the bigram's " + fmt(d.bigram) + ".");
+      const values = { s, last, loss: fmt(at), bigram: fmt(d.bigram), cross };
+      const text = below
+        ? phrase("Step {s} of {last}: validation loss {loss}, below the bigram's {bigram} since about step {cross}.",
+          values)
+        : phrase("Step {s} of {last}: validation loss {loss}, above the bigram's {bigram}.", values);
       controls.slider.setAttribute("aria-valuetext", text);
       status.textContent = text;
     }
@@ -525,18 +539,20 @@
           img.data.set([c[0], c[1], c[2], 255], 4 * p);
         }
         ctx.putImageData(img, 0, 0);
-        canvases[i].setAttribute("aria-label", m.name + ", " + state + " training: " + m.rows + " by " +
-          m.cols + " numbers with standard deviation " + fmt(m.std[which], 3));
+        const values = { name: m.name, rows: m.rows, cols: m.cols, std: fmt(m.std[which], 3) };
+        canvases[i].setAttribute("aria-label", which
+          ? phrase("{name}, after training: {rows} by {cols} numbers with standard deviation {std}", values)
+          : phrase("{name}, before training: {rows} by {cols} numbers with standard deviation {std}", values));
         canvases[i].setAttribute("data-state", state);
-        stats[i].textContent = "std " + fmt(m.std[which], 3);
+        stats[i].textContent = phrase("std {std}", values);
       });
-      status.textContent = which ? d.after : d.before;
+      status.textContent = d.notes[state];
     }
-    const buttons = [button("Before training", () => { draw("before"); }),
-      button("After training", () => { draw("after"); })];
-    body.append(el("div", { class: "sa-row", role: "group", "aria-label": "weights shown" }, buttons), mats, status,
-      el("p", { class: "sa-note", text: "Blue: negative, white: near zero, red: positive; each matrix keeps " +
-        "one colour scale before and after." }));
+    const buttons = [button(phrase("Before training"), () => { draw("before"); }),
+      button(phrase("After training"), () => { draw("after"); })];
+    body.append(el("div", { class: "sa-row", role: "group", "aria-label": phrase("weights shown") }, buttons), mats,
+      status, el("p", { class: "sa-note", text: phrase("Blue: negative, white: near zero, red: positive; each " +
+        "matrix keeps one colour scale before and after.") }));
     draw("before");
   };
 
@@ -545,7 +561,7 @@
     const status = statusLine(), readout = el("p", { class: "sa-shape" });
     const table = el("table", { class: "sa-table" });
     const slider = el("input", { type: "range", min: 0, max: d.snapshots.length - 1, step: 1, value: d.start,
-      "aria-label": "recorded training step", oninput: () => { show(Number(slider.value)); } });
+      "aria-label": phrase("recorded training step"), oninput: () => { show(Number(slider.value)); } });
     function show(i) {
       const snap = d.snapshots[i];
       matrix(table, d.tokens, snap.w, (r) => d.tokens[r], (w) => paint(el("td", { text: fmt(w) }), ramp(VIRIDIS, w)));
@@ -554,37 +570,37 @@
         return d.tokens[r] + " \u2192 " + d.tokens[j] + " " + fmt(row[j]);
       });
       slider.value = i;
-      readout.textContent = "step " + snap.step + " \u00b7 loss " + fmt(snap.loss, 4);
-      slider.setAttribute("aria-valuetext", "step " + snap.step + ", loss " + fmt(snap.loss, 4));
-      status.textContent = "Step " + snap.step + " of " + d.snapshots[d.snapshots.length - 1].step +
-        ". Largest weight in each row: " + best.join("; ") + ".";
+      const values = { step: snap.step, loss: fmt(snap.loss, 4), last: d.snapshots[d.snapshots.length - 1].step,
+        best: best.join("; ") };
+      readout.textContent = phrase("step {step} \u00b7 loss {loss}", values);
+      slider.setAttribute("aria-valuetext", phrase("step {step}, loss {loss}", values));
+      status.textContent = phrase("Step {step} of {last}. Largest weight in each row: {best}.", values);
     }
-    body.append(el("div", { class: "sa-row" }, [el("label", { text: "Step" }), slider]), readout, table, status,
-      el("p", { class: "sa-note", text: "Row: the token that looks; column: the token it looks at. " +
-        "Drag the slider or use the arrow keys." }));
+    body.append(el("div", { class: "sa-row" }, [el("label", { text: phrase("Step") }), slider]), readout, table,
+      status, el("p", { class: "sa-note", text: phrase("Row: the token that looks; column: the token it looks at. " +
+        "Drag the slider or use the arrow keys.") }));
     show(d.start);
   };
 
   // 11. The ladder: every model's validation loss, replayed together.
   views.ladder = function (body, d) {
     const last = Math.max(...d.series.map((c) => c.steps[c.steps.length - 1]));
-    const f = lossFrame(d.series.flatMap((c) => c.val), last, "validation loss of " + d.series.length +
-      " models during training", 340);
+    const f = lossFrame(d.series.flatMap((c) => c.val), last,
+      phrase("validation loss of {n} models during training", { n: d.series.length }), 340);
     const lines = d.series.map((c) => f.chart.appendChild(svg("polyline", { class: "sa-curve",
       points: "", stroke: c.color, "stroke-dasharray": c.dashed ? "6 4" : "none" })));
     const legend = el("ul", { class: "sa-legend" }, d.series.map((c) => el("li", {}, [
-      el("span", { class: "sa-swatch", style: "background:" + c.color }), c.name])));
+      el("span", { class: "sa-swatch", style: "background:" + c.color }), c.label])));
     const status = statusLine();
     const controls = player(last, d.stride, d.duration, show);
     function show(s) {
       controls.slider.value = s;
       const now = d.series.map((c, i) => {
         lines[i].setAttribute("points", curveUpTo(f, c.steps, c.val, s));
-        return c.name + " " + fmt(interpolate(c.steps, c.val, Math.min(s, c.steps[c.steps.length - 1])));
+        return c.label + " " + fmt(interpolate(c.steps, c.val, Math.min(s, c.steps[c.steps.length - 1])));
       });
-      const text = "Step " + s + " of " + last + ". Validation loss: " + now.join("; ") + ".";
-      controls.slider.setAttribute("aria-valuetext", "step " + s);
-      status.textContent = text;
+      controls.slider.setAttribute("aria-valuetext", phrase("step {s}", { s }));
+      status.textContent = phrase("Step {s} of {last}. Validation loss: {losses}.", { s, last, losses: now.join("; ") });
     }
     body.append(f.chart, legend, controls.row, status);
     show(last);
@@ -594,7 +610,7 @@
   views["head-maps"] = function (body, d) {
     const status = statusLine(), table = el("table", { class: "sa-table" });
     let head = d.head, row = d.row;
-    const heads = d.heads.map((_, h) => button("head " + h, () => { head = h; show(); }));
+    const heads = d.heads.map((_, h) => button(phrase("head {h}", { h }), () => { head = h; show(); }));
     function show() {
       press(heads, head);
       const w = d.heads[head], top = el("tr", {}, [el("th", { text: "" })]);
@@ -602,7 +618,7 @@
       table.replaceChildren(top);
       w.forEach((weights, r) => {
         const pick = button(d.tokens[r], () => { row = r; show(); });
-        pick.setAttribute("aria-label", "position " + r + ": " + spoken(d.tokens[r]));
+        pick.setAttribute("aria-label", phrase("position {t}: {token}", { t: r, token: spoken(d.tokens[r]) }));
         const tr = table.appendChild(el("tr", { class: r === row ? "sa-picked" : "" }, [el("th", { scope: "row" },
           [pick])]));
         weights.forEach((x, j) => {
@@ -611,13 +627,14 @@
         });
       });
       const ranked = w[row].map((x, j) => [x, j]).filter((p) => p[1] <= row).sort((a, b) => b[0] - a[0]);
-      status.textContent = "Head " + head + ", position " + row + " (" + spoken(d.tokens[row]) +
-        ") puts " + ranked.slice(0, 3).map((p) => fmt(p[0]) + " on " + spoken(d.tokens[p[1]]) + " (" + p[1] + ")")
-        .join(", ") + ".";
+      const weights = ranked.slice(0, 3).map((p) => phrase("{weight} on {token} ({j})",
+        { weight: fmt(p[0]), token: spoken(d.tokens[p[1]]), j: p[1] }));
+      status.textContent = phrase("Head {h}, position {row} ({token}) puts {weights}.",
+        { h: head, row, token: spoken(d.tokens[row]), weights: weights.join(", ") });
     }
-    body.append(el("div", { class: "sa-row", role: "group", "aria-label": "head shown" }, heads), table, status,
-      el("p", { class: "sa-note", text: "Pick a head, and a position (a row) to read its largest weights. " +
-        "Row: the position that looks; column: the position it looks at." }));
+    body.append(el("div", { class: "sa-row", role: "group", "aria-label": phrase("head shown") }, heads), table,
+      status, el("p", { class: "sa-note", text: phrase("Pick a head, and a position (a row) to read its largest " +
+        "weights. Row: the position that looks; column: the position it looks at.") }));
     show();
   };
 
@@ -629,7 +646,7 @@
     try {
       view(body, JSON.parse(fig.querySelector("script.sa-data").textContent));
     } catch (err) {
-      body.textContent = "This figure could not be drawn (" + err.message + ").";
+      body.textContent = phrase("This figure could not be drawn ({error}).", { error: err.message });
       console.error(err);
     }
   }

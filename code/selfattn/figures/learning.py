@@ -155,19 +155,21 @@ def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3
         "mats": mats,
         "px": px,
         "count": count,
-        "before": (
-            f"Before training: {total} random starting numbers in "
-            f"{_plural(count['tensors'], 'tensor', 'tensors')}. {_drawn_text(count)}."
-        ),
-        "after": (
-            f"After training: the same {total} numbers, now shaped by the data. The biggest change in "
-            f"spread among the matrices is in {moved['name']}: its standard deviation went from "
-            f"{moved['std'][0]:.3f} to {moved['std'][1]:.3f}."
-        ),
+        "notes": {
+            "before": (
+                f"Before training: {total} random starting numbers in "
+                f"{_plural(count['tensors'], 'tensor', 'tensors')}. {_drawn_text(count)}."
+            ),
+            "after": (
+                f"After training: the same {total} numbers, now shaped by the data. The biggest change in "
+                f"spread among the matrices is in {moved['name']}: its standard deviation went from "
+                f"{moved['std'][0]:.3f} to {moved['std'][1]:.3f}."
+            ),
+        },
     }
     description = (
         f"The model's weight matrices ({summary}) as colour grids, before and after training, with a "
-        f"toggle between the two. {data['before']} {data['after']}"
+        f"toggle between the two. {data['notes']['before']} {data['notes']['after']}"
     )
     return InteractiveFigure(
         "before-after", data, "Before and after training", description, _draw_before_after, (7.2, 4.8)
@@ -265,7 +267,7 @@ def ladder(histories: dict[str, History], dashed: Sequence[str] = ()) -> Interac
         raise ConfigError(f"histories has {len(histories)} runs; give 1 to {len(SERIES)}.")
     series = [
         {
-            "name": name,
+            "label": name,
             "steps": list(h.steps),
             "val": rounded(h.val_loss, 4),
             "color": color,
@@ -293,7 +295,7 @@ def _draw_ladder(fig: MplFigure, d: dict) -> None:
             c["val"],
             color=c["color"],
             ls="--" if c["dashed"] else "-",
-            label=f"{c['name']}: {c['val'][-1]:.3f}",
+            label=f"{c['label']}: {c['val'][-1]:.3f}",
         )
     ax.set_xlabel("training step")
     ax.set_ylabel("validation loss")

@@ -209,7 +209,7 @@ def shape_walk(
         "tokens": [shown(c) for c in tokenizer.decode(row)] if tokenizer else [str(i) for i in row],
         "stops": [
             {
-                "name": name,
+                "label": name,
                 "code": code,
                 "shape": list(tensor.shape),
                 "axis": axis,
@@ -235,7 +235,7 @@ def _draw_walk(fig: MplFigure, d: dict) -> None:
         values = np.asarray(stop["values"], dtype=float)
         names = ["B", "T", "C"][: len(stop["shape"])]
         shape = ", ".join(f"{n}={s}" for n, s in zip(names, stop["shape"], strict=True))
-        ax.set_title(f"{stop['name']}\n({shape})", fontsize=8, color="#b3261e" if stop["axis"] else "#222")
+        ax.set_title(f"{stop['label']}\n({shape})", fontsize=8, color="#b3261e" if stop["axis"] else "#222")
         ax.grid(False)
         ax.set_xticks([])
         ax.set_yticks(range(len(d["tokens"])), d["tokens"], fontsize=7)

@@ -10,6 +10,11 @@ without running their scripts. Nothing is fetched from the network.
 
 The PNG is a matplotlib drawing of the same data, for the PDF build and for
 any viewer without JavaScript.
+
+A translated edition of the book translates what the figure's HTML says in
+words (:func:`map_texts`: its title, description and fallback, and the data's
+strings under :data:`TEXT_KEYS`); the labels the script writes itself come
+from the page (``window.selfattnText``, see ``figures.js``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import html
 import io
 import json
 import math
+import re
 import uuid
 from collections.abc import Callable
 from functools import cache
@@ -33,6 +39,14 @@ from matplotlib.figure import Figure as MplFigure
 from selfattn.plotting import use_book_style
 
 PNG_DPI = 150
+# The keys of a figure's data under which every string is words a reader reads (button labels,
+# legends, the notes a step or state shows): translated with the title and description.
+TEXT_KEYS = ("label", "note", "notes")
+FALLBACK = "This interactive figure needs JavaScript; the description above gives what it shows."
+# The parts of a figure's HTML that hold words: (opening tag, text, closing tag).
+FIGURE = re.compile(r'<figure class="sa-fig".*?</figure>', re.S)
+WORDS = re.compile(r'(<(figcaption|p) class="sa-(?:title|sr|fallback)"[^>]*>)([^<]*)(</\2>)')
+DATA = re.compile(r'(<script type="application/json" class="sa-data">)(.*?)(</script>)', re.S)
 
 
 @cache
@@ -43,6 +57,42 @@ def script() -> str:
     css = folder.joinpath("figures.css").read_text(encoding="utf-8")
     version = hashlib.sha256((js + css).encode()).hexdigest()[:12]
     return js.replace('"__CSS__"', json.dumps(css)).replace("__VERSION__", version)
+
+
+def embedded_json(data: dict) -> str:
+    """``data`` as JSON safe inside a ``<script>`` element."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def _data_texts(value, change: Callable[[str], str], words: bool = False):
+    """``value`` (a figure's data) with ``change`` applied to its words: every string under a key of
+    TEXT_KEYS (``words``: ``value`` is under one)."""
+    if isinstance(value, str):
+        return change(value) if words else value
+    if isinstance(value, list):
+        return [_data_texts(item, change, words) for item in value]
+    if isinstance(value, dict):
+        return {key: _data_texts(item, change, words or key in TEXT_KEYS) for key, item in value.items()}
+    return value
+
+
+def map_texts(page: str, change: Callable[[str], str]) -> str:
+    """``page`` with ``change`` applied to every text of its figures a reader reads as words.
+
+    The texts, in order: each figure's title, description and fallback, then its data's strings
+    under :data:`TEXT_KEYS`. Everything else is kept as it is, byte for byte.
+    """
+
+    def words(match: re.Match) -> str:
+        opening, _, text, closing = match.groups()
+        return opening + html.escape(change(html.unescape(text))) + closing
+
+    def data(match: re.Match) -> str:
+        text = match.group(2).replace("<\\/", "</").replace("<\\!--", "<!--")
+        return match.group(1) + embedded_json(_data_texts(json.loads(text), change)) + match.group(3)
+
+    return FIGURE.sub(lambda figure: DATA.sub(data, WORDS.sub(words, figure.group())), page)
 
 
 def rounded(values, digits: int = 3):
@@ -85,8 +135,7 @@ class InteractiveFigure:
 
     def data_json(self) -> str:
         """The embedded data, safe inside a ``<script>`` element."""
-        text = json.dumps(self.data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+        return embedded_json(self.data)
 
     def to_html(self) -> str:
         """The interactive view: the figure's markup, its data, then the shared script."""
@@ -97,8 +146,7 @@ class InteractiveFigure:
             f'aria-labelledby="{uid}-t" aria-describedby="{uid}-d">'
             f'<figcaption class="sa-title" id="{uid}-t">{title}</figcaption>'
             f'<p class="sa-sr" id="{uid}-d">{description}</p>'
-            '<div class="sa-body"><p class="sa-fallback">This interactive figure needs JavaScript; '
-            "the description above gives what it shows.</p></div>"
+            f'<div class="sa-body"><p class="sa-fallback">{FALLBACK}</p></div>'
             f'<script type="application/json" class="sa-data">{self.data_json()}</script>'
             "</figure>"
             f"<script data-selfattn-figures>{script()}</script>"
