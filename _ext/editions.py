@@ -59,7 +59,7 @@ def other_edition(language: str | None, pagename: str) -> tuple[str, str, str]:
 # needs TeX Live's Chinese collection: a hundred megabytes of packages more.) The names LaTeX
 # prints are English (TeX Live has no Chinese Babel): the contents, the introduction, the parts
 # ("第 I 部分": \partname is only ever followed by the part's number), the chapters' heading line
-# ("第 3 章") and the running head's "Version" are named in Chinese here.
+# ("第 3 章") and the running head's comma are set in Chinese here (its "Version" is in WORDS).
 CHINESE_LATEX = r"""
 \XeTeXlinebreaklocale "zh"
 \XeTeXlinebreakskip=0pt plus 1pt
@@ -79,7 +79,6 @@ def _configure(app: Sphinx, config: Config) -> None:
         elements["fontenc"] = ADDITIONAL_SETTINGS["xelatex"]["fontenc"]
         elements.setdefault("fvset", ADDITIONAL_SETTINGS["xelatex"]["fvset"])
         elements["preamble"] = elements.get("preamble", "") + CHINESE_LATEX
-        elements["releasename"] = "版本"
     config.templates_path = [*config.templates_path, str(TEMPLATES)]
     config.html_static_path = [*config.html_static_path, str(STATIC)]
     header = config.html_theme_options.get("article_header_end", ["article-header-buttons.html"])
