@@ -19,6 +19,7 @@ from sphinx.application import Sphinx
 from sphinx.builders.latex.constants import ADDITIONAL_SETTINGS
 from sphinx.config import Config
 from sphinx.search.zh import SearchChinese
+from translations import translated
 
 TEMPLATES = Path(__file__).with_name("editions_templates")
 STATIC = Path(__file__).with_name("editions_static")
@@ -41,7 +42,7 @@ WORDS = {
 
 def say(language: str | None, english: str, **values: Any) -> str:
     """``english`` in the edition of ``language``, its ``{fields}`` filled in from ``values``."""
-    text = english if not language or language == "en" else WORDS[language][english]
+    text = WORDS[language][english] if translated(language) else english
     return text.format(**values)
 
 
@@ -99,7 +100,7 @@ def _compact_index(app: Sphinx, exception: Exception | None) -> None:
     index = Path(app.outdir, "searchindex.js")
     if exception or app.builder.name != "html" or not (app.config.language or "").startswith("zh"):
         return
-    text = index.read_text(encoding="ascii")
+    text = index.read_text(encoding="utf-8")  # as Sphinx writes it (ASCII), or as compacted before
     start, end = text.index("(") + 1, text.rindex(")")
     data = json.loads(text[start:end])
     compact = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

@@ -78,10 +78,15 @@ def retrieve_glue_data(document: nodes.document, key: str) -> Any:
         del document[RENDERER]  # a renderer cannot be pickled with the doctree
 
 
+def translated(language: str | None) -> bool:
+    """Whether a build in ``language`` makes a translated edition (not the English source)."""
+    return bool(language) and language != "en"
+
+
 def catalog(app: Sphinx, docname: str) -> NullTranslations | None:
     """The translated build's catalog for ``docname``, or None (English, gettext, no catalog)."""
     language = app.config.language
-    if app.builder.name == "gettext" or not language or language == "en":
+    if app.builder.name == "gettext" or not translated(language):
         return None
     domain = docname_to_domain(docname, app.config.gettext_compact)
     translations, found = init_locale([str(app.srcdir / d) for d in app.config.locale_dirs], language, domain)
@@ -225,7 +230,7 @@ class TranslateFigureWords(SphinxPostTransform):
 def page_text_script(app: Sphinx, config: Config) -> None:
     """A translated site: on every page, the translations of what the scripts write (a static
     script made from ``SCRIPT_TEXTS``, loaded before the scripts that read it)."""
-    if not config.language or config.language == "en":
+    if not translated(config.language):
         return
     for folder in config.locale_dirs:
         path = Path(app.srcdir, folder, config.language, SCRIPT_TEXTS)
