@@ -5,9 +5,11 @@ model's own numbers. The figures are those of the figure page (tools.figure_page
 from __future__ import annotations
 
 import base64
+import html
 import json
 import math
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -26,8 +28,10 @@ from selfattn.figures import (
     training_curve,
 )
 from selfattn.figures.mechanism import head_stages
-from selfattn.figures.output import FALLBACK, map_texts, script
+from selfattn.figures.output import FALLBACK, Words, map_texts, script
 from selfattn.figures.sphinxext import one_copy
+from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN
+from tools.figure_page import draw
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -83,27 +87,67 @@ def test_sphinx_extension_keeps_one_copy_of_the_script(figures):
     assert one_copy("<p>no figures</p>") == "<p>no figures</p>"
 
 
+def messages(figures: dict) -> list[str]:
+    """What a translation is asked for, in order, on a page of ``figures``."""
+    seen: list[str] = []
+    page = "".join(figure.to_html() for figure in figures.values())
+    map_texts(page, lambda text: seen.append(text) or text)
+    return seen
+
+
+def template(words) -> str:
+    return words.template if isinstance(words, Words) else words
+
+
 def test_a_translation_changes_the_words_of_a_figure_and_nothing_else(figures):
     page = "<p>prose</p>" + "".join(figure.to_html() for figure in figures.values())
     assert map_texts(page, lambda text: text) == page
-    seen = []
-    map_texts(page, lambda text: seen.append(text) or text)
+    seen = messages(figures)
     walk, ladder = figures["shape-walk"].data, figures["ladder"].data
     for figure in figures.values():
-        assert figure.title in seen and figure.description in seen
+        assert {template(figure.words["title"]), template(figure.words["description"])} <= set(seen)
     assert seen.count(FALLBACK) == len(figures)
-    assert {stop["label"] for stop in walk["stops"]} | {stop["note"] for stop in walk["stops"]} <= set(seen)
+    assert {stop["label"] for stop in walk["stops"]} <= set(seen)
+    assert "A batch of ids: B = {B} sequences of T = {T} positions, one integer per position." in seen
     assert {series["label"] for series in ladder["series"]} <= set(seen)
-    assert set(figures["before-after"].data["notes"].values()) <= set(seen)
+    assert "Before training: {total:,} random starting numbers in {tensors}. {drawn}." in seen
     assert not {m["name"] for m in figures["before-after"].data["mats"]} & set(seen), "names of code stay"
     marked = map_texts(page, lambda text: f"<{text}>")
-    assert marked.count("&lt;") == 3 * len(figures), "title, description and fallback, html-escaped"
+    assert marked.count(f"&lt;{html.escape(FALLBACK)}&gt;") == len(figures)
+    for figure in figures.values():
+        assert f"&lt;{html.escape(figure.title)}&gt;</figcaption>" in marked, "titles, html-escaped"
     assert "<p>prose</p>" in marked
     walked = json.loads(
         re.search(r'data-kind="shape-walk".*?class="sa-data">(.*?)</script>', marked).group(1)
     )
     assert walked["stops"][0]["label"] == f"<{walk['stops'][0]['label']}>"
+    assert walked["stops"][0]["note"].startswith("<A batch of ids: B = 4 sequences")
     assert walked["stops"][0]["values"] == walk["stops"][0]["values"]
+
+
+def test_a_translation_fills_in_the_numbers_after_translating_the_words():
+    words = Words(
+        "from {first:.2f} to {last:.3f}, {when}: {names}",
+        first=4.2,
+        last=2.4071,
+        when=Words("never below"),
+        names=[Words("{name} {loss:.1f}", name="a", loss=1.25), "b"],
+    )
+    assert str(words) == "from 4.20 to 2.407, never below: a 1.2, b"
+    assert Words.from_json(json.loads(json.dumps(words.to_json()))).render() == str(words)
+    zh = {"from {first:.2f} to {last:.3f}, {when}: {names}": "从 {first:.2f} 到 {last:.3f}，{when}：{names}"}
+    assert words.render(lambda text: zh.get(text, text)) == "从 4.20 到 2.407，never below：a 1.2, b"
+    with pytest.raises(TypeError, match="shape="):
+        Words("{shape}", shape=(8, 32))
+
+
+def test_no_message_of_a_figure_holds_a_computed_value(figures):
+    """Figures drawn from another run ask a translation for the very same messages, so a catalog made
+    from one build's figures translates every build's (the numbers are filled in after)."""
+    _, others = draw(replace(FIGURE_RUN, seed=FIGURE_RUN.seed + 1), FIGURE_BIGRAM)
+    changed = [kind for kind in figures if figures[kind].description != others[kind].description]
+    assert {"score-table", "qkv", "training", "before-after", "ladder", "head-maps"} <= set(changed)
+    assert messages(others) == messages(figures)
 
 
 def test_embedded_numbers_are_the_models(figures, names):

@@ -12,7 +12,7 @@ import torch
 from matplotlib.figure import Figure as MplFigure
 
 from selfattn.errors import ConfigError
-from selfattn.figures.output import InteractiveFigure, rounded, shown
+from selfattn.figures.output import InteractiveFigure, Words, rounded, shown
 from selfattn.plotting import COLORS, SERIES
 from selfattn.training import History
 
@@ -56,12 +56,17 @@ def training_curve(
         "stride": math.gcd(last, max(1, last // 100)),  # slider step: divides the last step
         "duration": 4000,
     }
-    when = f"drops below it at about step {cross}" if cross is not None else "never drops below it"
-    description = (
-        f"The {label} model's validation loss over {last} training steps, from "
-        f"{history.val_loss[0]:.2f} to {history.final_val:.3f}, against a dashed line at the bigram "
-        f"model's {level:.3f}: the curve {when}. "
-        "A play button draws the curve step by step; a slider picks any step."
+    when = Words("drops below it at about step {cross}", cross=cross) if cross is not None else None
+    description = Words(
+        "The {label} model's validation loss over {last} training steps, from {first:.2f} to "
+        "{final:.3f}, against a dashed line at the bigram model's {level:.3f}: the curve {when}. "
+        "A play button draws the curve step by step; a slider picks any step.",
+        label=label,
+        last=last,
+        first=history.val_loss[0],
+        final=history.final_val,
+        level=level,
+        when=when or Words("never drops below it"),
     )
     return InteractiveFigure("training", data, "Training past the bigram", description, _draw_training)
 
@@ -91,8 +96,9 @@ def _quantized(values: torch.Tensor, scale: float) -> str:
     return base64.b64encode(levels.round().to(torch.uint8).numpy().tobytes()).decode("ascii")
 
 
-def _plural(count: int, one: str, many: str) -> str:
-    return f"{count:,} {one if count == 1 else many}"
+def _plural(count: int, one: str, many: str) -> Words:
+    """``one`` or ``many``, templates with a ``{count:,}``, filled with ``count``."""
+    return Words(one if count == 1 else many, count=count)
 
 
 def _parameter_count(model: torch.nn.Module, drawn: set[str]) -> dict:
@@ -107,14 +113,29 @@ def _parameter_count(model: torch.nn.Module, drawn: set[str]) -> dict:
     }
 
 
-def _drawn_text(count: dict, sep: str = "; ") -> str:
+def _tensors(count: int) -> Words:
+    return _plural(count, "{count:,} tensor", "{count:,} tensors")
+
+
+def _numbers(count: int) -> Words:
+    return _plural(count, "{count:,} number", "{count:,} numbers")
+
+
+def _drawn_text(count: dict, sep: str = "; ") -> Words:
     """What the figure draws and what it leaves out of the model's parameters."""
-    matrices = "weight matrix" if count["matrices"] == 1 else f"{count['matrices']} weight matrices"
-    drawn = f"Drawn: the {matrices}, {_plural(count['drawn'], 'number', 'numbers')}"
+    matrices = _plural(count["matrices"], "the weight matrix", "the {count} weight matrices")
     if not count["left_out"]:
-        return drawn + ", all of them"
-    left_out = ", ".join(f"{name}, {_plural(n, 'number', 'numbers')}" for name, n in count["left_out"])
-    return f"{drawn}{sep}not drawn: {left_out}"
+        return Words(
+            "Drawn: {matrices}, {numbers}, all of them", matrices=matrices, numbers=_numbers(count["drawn"])
+        )
+    left_out = [Words("{name}, {numbers}", name=name, numbers=_numbers(n)) for name, n in count["left_out"]]
+    return Words(
+        "Drawn: {matrices}, {numbers}{sep}not drawn: {left_out}",
+        matrices=matrices,
+        numbers=_numbers(count["drawn"]),
+        sep=sep,
+        left_out=left_out,
+    )
 
 
 def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3) -> InteractiveFigure:
@@ -149,27 +170,30 @@ def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3
         )
     moved = max(mats, key=lambda m: abs(math.log(m["std"][1] / m["std"][0])))
     count = _parameter_count(trained, set(before))
-    total = f"{count['parameters']:,}"
     summary = ", ".join(f"{m['name']} {m['rows']}×{m['cols']}" for m in mats)
-    data = {
-        "mats": mats,
-        "px": px,
-        "count": count,
-        "notes": {
-            "before": (
-                f"Before training: {total} random starting numbers in "
-                f"{_plural(count['tensors'], 'tensor', 'tensors')}. {_drawn_text(count)}."
-            ),
-            "after": (
-                f"After training: the same {total} numbers, now shaped by the data. The biggest change in "
-                f"spread among the matrices is in {moved['name']}: its standard deviation went from "
-                f"{moved['std'][0]:.3f} to {moved['std'][1]:.3f}."
-            ),
-        },
+    notes = {
+        "before": Words(
+            "Before training: {total:,} random starting numbers in {tensors}. {drawn}.",
+            total=count["parameters"],
+            tensors=_tensors(count["tensors"]),
+            drawn=_drawn_text(count),
+        ),
+        "after": Words(
+            "After training: the same {total:,} numbers, now shaped by the data. The biggest change in "
+            "spread among the matrices is in {name}: its standard deviation went from {before:.3f} to "
+            "{after:.3f}.",
+            total=count["parameters"],
+            name=moved["name"],
+            before=moved["std"][0],
+            after=moved["std"][1],
+        ),
     }
-    description = (
-        f"The model's weight matrices ({summary}) as colour grids, before and after training, with a "
-        f"toggle between the two. {data['notes']['before']} {data['notes']['after']}"
+    data = {"mats": mats, "px": px, "count": count, "notes": notes}
+    description = Words(
+        "The model's weight matrices ({summary}) as colour grids, before and after training, with a "
+        "toggle between the two. {before} {after}",
+        summary=summary,
+        **notes,
     )
     return InteractiveFigure(
         "before-after", data, "Before and after training", description, _draw_before_after, (7.2, 4.8)
@@ -179,8 +203,8 @@ def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3
 def _draw_before_after(fig: MplFigure, d: dict) -> None:
     count = d["count"]
     fig.suptitle(
-        f"The model's {count['parameters']:,} parameters in "
-        f"{_plural(count['tensors'], 'tensor', 'tensors')}\n{_drawn_text(count, sep=' · ')}",
+        f"The model's {count['parameters']:,} parameters in {_tensors(count['tensors'])}\n"
+        f"{_drawn_text(count, sep=' · ')}",
         fontsize=8,
     )
     mats = d["mats"]
@@ -228,16 +252,29 @@ def heatmap_steps(
     first, last = snaps[0], snaps[-1]
     focus = min(1, len(labels) - 1)
 
-    def strongest(snap: dict) -> str:
+    def strongest(snap: dict) -> Words:
         row = snap["w"][focus]
         j = int(np.argmax(row))
-        return f"{labels[focus]!r} gives {row[j]:.2f} of its attention to {labels[j]!r}"
+        return Words(
+            "{token!r} gives {share:.2f} of its attention to {other!r}",
+            token=labels[focus],
+            share=row[j],
+            other=labels[j],
+        )
 
     data = {"tokens": labels, "snapshots": snaps, "start": min(max(start, 0), len(snaps) - 1)}
-    description = (
-        f"Attention weights between the tokens {', '.join(labels)} at {len(snaps)} recorded training "
-        f"steps, chosen with a slider. At step {first['step']} (loss {first['loss']:.3f}) "
-        f"{strongest(first)}; at step {last['step']} (loss {last['loss']:.4f}) {strongest(last)}."
+    description = Words(
+        "Attention weights between the tokens {tokens} at {count} recorded training steps, chosen with "
+        "a slider. At step {first} (loss {first_loss:.3f}) {first_strongest}; at step {last} (loss "
+        "{last_loss:.4f}) {last_strongest}.",
+        tokens=", ".join(labels),
+        count=len(snaps),
+        first=first["step"],
+        first_loss=first["loss"],
+        first_strongest=strongest(first),
+        last=last["step"],
+        last_loss=last["loss"],
+        last_strongest=strongest(last),
     )
     width = 2.2 * min(len(snaps), 5) + 0.8
     return InteractiveFigure(
@@ -278,10 +315,13 @@ def ladder(histories: dict[str, History], dashed: Sequence[str] = ()) -> Interac
     last = max(h.steps[-1] for h in histories.values())
     intervals = [b - a for h in histories.values() for a, b in pairwise(h.steps)]
     data = {"series": series, "stride": math.gcd(*intervals, last) or 1, "duration": 6000}
-    finals = "; ".join(f"{name} {h.final_val:.3f}" for name, h in histories.items())
-    description = (
-        f"Validation loss against training step for {len(histories)} models, drawn together and "
-        f"replayable with a Play button and a slider. Final validation losses: {finals}."
+    description = Words(
+        "Validation loss against training step for {count} models, drawn together and replayable with "
+        "a Play button and a slider. Final validation losses: {finals}.",
+        count=len(histories),
+        finals=[
+            Words("{name} {loss:.3f}", name=Words(name), loss=h.final_val) for name, h in histories.items()
+        ],
     )
     title = "Every model, step by step"
     return InteractiveFigure("ladder", data, title, description, _draw_ladder, (6.4, 4.0))

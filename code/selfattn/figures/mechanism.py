@@ -15,7 +15,7 @@ from matplotlib.patches import Rectangle
 
 from selfattn.anatomy import AttentionStages, block_input, heads_of, stages, trace
 from selfattn.errors import ConfigError
-from selfattn.figures.output import InteractiveFigure, rounded, shown
+from selfattn.figures.output import InteractiveFigure, Words, rounded, shown
 from selfattn.heatmaps import heatmap
 from selfattn.models import AttentionLanguageModel
 from selfattn.tokenizers import CharTokenizer
@@ -54,10 +54,15 @@ def context_window(text: str, block_size: int = 8, selected: int = 3) -> Interac
         "start": min(selected, block_size - 1),
     }
     t = data["start"]
-    description = (
-        f"A context window of {block_size} positions holding {window[:-1]!r}. Choosing position t lights "
-        f"positions 0 to t, the characters it may look at; it predicts character t + 1. For example, "
-        f"position {t} sees {window[: t + 1]!r} and predicts {window[t + 1]!r}."
+    description = Words(
+        "A context window of {size} positions holding {window!r}. Choosing position t lights positions 0 "
+        "to t, the characters it may look at; it predicts character t + 1. For example, position {t} sees "
+        "{seen!r} and predicts {next!r}.",
+        size=block_size,
+        window=window[:-1],
+        t=t,
+        seen=window[: t + 1],
+        next=window[t + 1],
     )
     return InteractiveFigure(
         "context-window", data, "The context window", description, _draw_context, (6.4, 3.4)
@@ -116,11 +121,15 @@ def batch_grid(
         "emb": rounded(table, 2),
     }
     first = text[data["starts"][0] : data["starts"][0] + block_size]
-    description = (
-        f"A batch of token ids with B = {batch_size} rows and T = {block_size} columns, drawn at random "
-        f"from the training text; a button draws another batch. Choosing a cell shows that its id stands "
-        f"for a vector of C = {table.shape[1]} numbers, its row of the token embedding table. The first "
-        f"row reads {first!r}, ids {corpus.tokenizer.encode(first)}."
+    description = Words(
+        "A batch of token ids with B = {B} rows and T = {T} columns, drawn at random from the training "
+        "text; a button draws another batch. Choosing a cell shows that its id stands for a vector of "
+        "C = {C} numbers, its row of the token embedding table. The first row reads {first!r}, ids {ids}.",
+        B=batch_size,
+        T=block_size,
+        C=table.shape[1],
+        first=first,
+        ids=str(corpus.tokenizer.encode(first)),
     )
     return InteractiveFigure("batch", data, "A batch of token ids", description, _draw_batch, (6.4, 4.2))
 
@@ -163,45 +172,63 @@ def shape_walk(
 
     B, T = idx.shape
     C, hs, V = seen["x"].shape[-1], seen["out"].shape[-1], seen["logits"].shape[-1]
-    head_note = "equal to n_embd here, so its length stays" if hs == C else "so its length becomes"
+    head_note = Words("equal to n_embd here, so its length stays" if hs == C else "so its length becomes")
     stops = [
         (
             "ids",
             "xb  # from get_batch",
             idx,
             None,
-            f"A batch of ids: B = {B} sequences of T = {T} positions, one integer per position.",
+            Words(
+                "A batch of ids: B = {B} sequences of T = {T} positions, one integer per position.", B=B, T=T
+            ),
         ),
         (
             "token embeddings",
             line("token_embedding_table"),
             seen["tok_emb"],
             2,
-            f"Each id becomes its row of the embedding table: a new last axis of C = n_embd = {C} numbers.",
+            Words(
+                "Each id becomes its row of the embedding table: a new last axis of C = n_embd = {C} "
+                "numbers.",
+                C=C,
+            ),
         ),
         (
             "+ positions",
             line("tok_emb + pos_emb"),
             seen["x"],
             None,
-            f"Adding the ({T}, {C}) position embeddings changes the numbers, not the shape: "
-            "it broadcasts over the batch.",
+            Words(
+                "Adding the ({T}, {C}) position embeddings changes the numbers, not the shape: it "
+                "broadcasts over the batch.",
+                T=T,
+                C=C,
+            ),
         ),
         (
             "attention",
             line("sa_head"),
             seen["out"],
             2,
-            "The head mixes each position with the ones before it. The last axis now holds head_size "
-            f"numbers ({head_note} {hs}).",
+            Words(
+                "The head mixes each position with the ones before it. The last axis now holds head_size "
+                "numbers ({head_note} {hs}).",
+                head_note=head_note,
+                hs=hs,
+            ),
         ),
         (
             "logits",
             line("lm_head"),
             seen["logits"],
             2,
-            f"lm_head turns each position's {hs} numbers into {V} scores, one per character of the "
-            "vocabulary. B and T never changed; only the last axis did.",
+            Words(
+                "lm_head turns each position's {hs} numbers into {V} scores, one per character of the "
+                "vocabulary. B and T never changed; only the last axis did.",
+                hs=hs,
+                V=V,
+            ),
         ),
     ]
     row = idx[0].tolist()
@@ -219,10 +246,12 @@ def shape_walk(
             for name, code, tensor, axis, note in stops
         ],
     }
-    description = (
-        "From ids to logits, one stop at a time: "
-        + "; ".join(f"{name} {tuple(tensor.shape)}" for name, _, tensor, _, _ in stops)
-        + ". B and T stay the same; only the last axis changes."
+    description = Words(
+        "From ids to logits, one stop at a time: {stops}. B and T stay the same; only the last axis changes.",
+        stops=[
+            Words("{name} {shape}", name=Words(name), shape=str(tuple(tensor.shape)))
+            for name, _, tensor, _, _ in stops
+        ],
     )
     return InteractiveFigure("shape-walk", data, "The (B, T, C) walk", description, _draw_walk, (7.5, 3.2))
 
@@ -269,11 +298,20 @@ def averaging_matrix(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Inter
         raise ConfigError(f"c is not a @ b, the {tuple(b.shape)} product of the a and b given.")
     above, sums_text = T * (T - 1) // 2, ", ".join(str(int(s)) for s in sums.flatten().tolist())
     notes = [
-        f"All {T * T} entries are 1: every position would see every other, the future included.",
-        f"tril keeps the {T * T - above} entries on and below the diagonal and sets the {above} above it "
-        "to 0: the zeros keep the future out.",
-        f"Each row divided by its sum ({sums_text}): every row now sums to 1, so a row of a takes an "
-        "average.",
+        Words(
+            "All {count} entries are 1: every position would see every other, the future included.",
+            count=T * T,
+        ),
+        Words(
+            "tril keeps the {kept} entries on and below the diagonal and sets the {above} above it to 0: the "
+            "zeros keep the future out.",
+            kept=T * T - above,
+            above=above,
+        ),
+        Words(
+            "Each row divided by its sum ({sums}): every row now sums to 1, so a row of a takes an average.",
+            sums=sums_text,
+        ),
         "Row t of c is the average of rows 0 to t of b. Point at a cell of c, or focus it, to see the row "
         "of a and the column of b that make it.",
     ]
@@ -289,11 +327,17 @@ def averaging_matrix(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Inter
         "c": rounded(c, 4),
     }
     last = ", ".join(f"{v:.2f}" for v in c[-1].tolist())
-    description = (
-        f"The {T} by {T} averaging matrix a, built in three steps: {codes[0]} is all ones; torch.tril "
-        f"sets the {above} entries above the diagonal to 0; dividing each row by its sum ({sums_text}) "
-        f"makes every row sum to 1. Then c = a @ b, with b of shape {tuple(b.shape)}: row t of c is the "
-        f"average of rows 0 to t of b; the last row is [{last}]."
+    description = Words(
+        "The {T} by {T} averaging matrix a, built in three steps: {ones} is all ones; torch.tril sets the "
+        "{above} entries above the diagonal to 0; dividing each row by its sum ({sums}) makes every row "
+        "sum to 1. Then c = a @ b, with b of shape {shape}: row t of c is the average of rows 0 to t of b; "
+        "the last row is [{last}].",
+        T=T,
+        ones=codes[0],
+        above=above,
+        sums=sums_text,
+        shape=str(tuple(b.shape)),
+        last=last,
     )
     return InteractiveFigure(
         "averaging", data, "Building the averaging matrix", description, _draw_averaging, (8.0, 2.8)
@@ -345,12 +389,19 @@ def projections(
     def start(name: str) -> str:
         return ", ".join(f"{v:.2f}" for v in getattr(s, name)[0, position, :3].tolist())
 
-    description = (
-        f"The input vector x of each position of {text!r} ({C} numbers) times the head's three {C} by "
-        f"{hs} weight matrices W_q, W_k and W_v gives q, k and v, {hs} numbers each: q[j] is the sum over "
-        f"i of x[i]·W_q[i, j]. Buttons pick the position; pointing at an output number shows the weights "
-        f"that made it. For position {position} ({text[position]!r}), q starts {start('q')}, k starts "
-        f"{start('k')} and v starts {start('v')}."
+    description = Words(
+        "The input vector x of each position of {text!r} ({C} numbers) times the head's three {C} by {hs} "
+        "weight matrices W_q, W_k and W_v gives q, k and v, {hs} numbers each: q[j] is the sum over i of "
+        "x[i]·W_q[i, j]. Buttons pick the position; pointing at an output number shows the weights that "
+        "made it. For position {position} ({char!r}), q starts {q}, k starts {k} and v starts {v}.",
+        text=text,
+        C=C,
+        hs=hs,
+        position=position,
+        char=text[position],
+        q=start("q"),
+        k=start("k"),
+        v=start("v"),
     )
     return InteractiveFigure("qkv", data, "From x to q, k and v", description, _draw_projections, (7.6, 4.4))
 
@@ -387,13 +438,18 @@ def score_table(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: s
         "hs": hs,
         "stages": {name: rounded(getattr(s, name)[0], 3) for name in ("raw", "scaled", "masked", "wei")},
     }
-    description = (
-        f"The {T} by {T} attention scores of one head for {text!r}, in four steps. Raw q·k scores have "
-        f"standard deviation {s.raw.std():.2f}; multiplied by 1/√{hs} they have {s.scaled.std():.2f}; the "
-        f"{T * (T - 1) // 2} cells above the diagonal (the future) are set to minus infinity; softmax turns "
-        f"each row into weights that sum to 1. The last row's weights are "
-        + ", ".join(f"{w:.2f}" for w in s.wei[0, -1].tolist())
-        + "."
+    description = Words(
+        "The {T} by {T} attention scores of one head for {text!r}, in four steps. Raw q·k scores have "
+        "standard deviation {raw:.2f}; multiplied by 1/√{hs} they have {scaled:.2f}; the {future} cells "
+        "above the diagonal (the future) are set to minus infinity; softmax turns each row into weights "
+        "that sum to 1. The last row's weights are {last}.",
+        T=T,
+        text=text,
+        raw=s.raw.std().item(),
+        hs=hs,
+        scaled=s.scaled.std().item(),
+        future=T * (T - 1) // 2,
+        last=", ".join(f"{w:.2f}" for w in s.wei[0, -1].tolist()),
     )
     return InteractiveFigure(
         "score-table", data, "Building the score table", description, _draw_scores, (7.2, 6.4)
@@ -433,10 +489,15 @@ def mixing_values(
         "row": row,
     }
     weights = ", ".join(f"{w:.2f} × v[{j}]" for j, w in enumerate(s.wei[0, row, : row + 1].tolist()))
-    description = (
-        f"The attention weights wei ({T} by {T}) for {text!r} beside the value vectors v ({T} by "
-        f"{s.v.shape[-1]}). Choosing row i shows out[i] as the weighted sum of the rows of v: for row {row}, "
-        f"out[{row}] = {weights}."
+    description = Words(
+        "The attention weights wei ({T} by {T}) for {text!r} beside the value vectors v ({T} by {hs}). "
+        "Choosing row i shows out[i] as the weighted sum of the rows of v: for row {row}, out[{row}] = "
+        "{weights}.",
+        T=T,
+        text=text,
+        hs=s.v.shape[-1],
+        row=row,
+        weights=weights,
     )
     return InteractiveFigure("mix-values", data, "Mixing the values", description, _draw_mix, (7.2, 3.6))
 
@@ -479,11 +540,18 @@ def head_maps(model, tokenizer: CharTokenizer, text: str, layer: int = 0) -> Int
     tokens = [shown(c) for c in text]
     T = len(text)
     data = {"tokens": tokens, "heads": [rounded(w, 3) for w in weights], "head": 0, "row": T - 1}
-    targets = ", ".join(f"head {h}: {text[int(w[-1].argmax())]!r}" for h, w in enumerate(weights))
-    description = (
-        f"The attention weights of the {len(weights)} heads of block {layer} for {text!r}: one {T} by {T} "
-        f"table per head, rows the positions that look, columns the positions looked at, zero above the "
-        f"diagonal. The last position's largest weight falls on {targets}."
+    targets = [
+        Words("head {h}: {char!r}", h=h, char=text[int(w[-1].argmax())]) for h, w in enumerate(weights)
+    ]
+    description = Words(
+        "The attention weights of the {heads} heads of block {layer} for {text!r}: one {T} by {T} table per "
+        "head, rows the positions that look, columns the positions looked at, zero above the diagonal. The "
+        "last position's largest weight falls on {targets}.",
+        heads=len(weights),
+        layer=layer,
+        text=text,
+        T=T,
+        targets=targets,
     )
     title = "What each head looks at"
     return InteractiveFigure("head-maps", data, title, description, _draw_heads, (10, 3.0))

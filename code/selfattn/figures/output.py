@@ -14,7 +14,10 @@ any viewer without JavaScript.
 A translated edition of the book translates what the figure's HTML says in
 words (:func:`map_texts`: its title, description and fallback, and the data's
 strings under :data:`TEXT_KEYS`); the labels the script writes itself come
-from the page (``window.selfattnText``, see ``figures.js``).
+from the page (``window.selfattnText``, see ``figures.js``). Words that carry
+computed values are :class:`Words`: the HTML keeps their English template and
+values, the translation is of the template, and the values are filled in after,
+so one catalog fits every build's numbers.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import uuid
 from collections.abc import Callable
 from functools import cache
 from importlib import resources
+from typing import Union
 
 import matplotlib as mpl
 import numpy as np
@@ -47,6 +51,89 @@ FALLBACK = "This interactive figure needs JavaScript; the description above give
 FIGURE = re.compile(r'<figure class="sa-fig".*?</figure>', re.S)
 WORDS = re.compile(r'(<(figcaption|p) class="sa-(?:title|sr|fallback)"[^>]*>)([^<]*)(</\2>)')
 DATA = re.compile(r'(<script type="application/json" class="sa-data">)(.*?)(</script>)', re.S)
+# Where a figure keeps the templates of its data's Words: [[path into the data, words], ...].
+TEMPLATES = re.compile(r'<script type="application/json" class="sa-words">(.*?)</script>', re.S)
+TEMPLATE = re.compile(r'data-words="([^"]*)"')
+
+Value = Union[str, int, float, "Words", list["Value"]]
+
+
+class Words:
+    """Words a reader reads, kept as an English template and the values computed for them.
+
+    ``Words("from {first:.2f} to {last:.3f}", first=4.2, last=2.41)`` reads "from 4.20 to 2.410".
+    A translation translates the template, never the values (they are filled in after), so the
+    same catalog fits every machine's and every seed's numbers. A value may be Words itself: a
+    phrase the data picks, translated in its turn; a list of values reads as a list, with commas.
+    """
+
+    def __init__(self, template: str, **values: Value) -> None:
+        for name, value in values.items():
+            _check(name, value)
+        self.template, self.values = template, values
+
+    def render(self, change: Callable[[str], str] = str) -> str:
+        """The text, with ``change`` (a translation) applied to every template before it is filled."""
+        return change(self.template).format(**{name: _filled(v, change) for name, v in self.values.items()})
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        return f"Words({self.render()!r})"
+
+    def to_json(self) -> dict:
+        return {"words": self.template, "values": {name: _json(v) for name, v in self.values.items()}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Words:
+        return cls(data["words"], **{name: _value(v) for name, v in data["values"].items()})
+
+
+def _check(name: str, value) -> None:
+    if isinstance(value, list):
+        for item in value:
+            _check(name, item)
+    elif isinstance(value, bool) or not isinstance(value, (str, int, float, Words)):
+        raise TypeError(f"{name}={value!r}: a value of Words is a str, a number, Words or a list of them")
+
+
+def _filled(value: Value, change: Callable[[str], str]):
+    if isinstance(value, list):
+        return ", ".join(str(_filled(item, change)) for item in value)
+    return value.render(change) if isinstance(value, Words) else value
+
+
+def _json(value: Value):
+    if isinstance(value, list):
+        return [_json(item) for item in value]
+    return value.to_json() if isinstance(value, Words) else value
+
+
+def _value(data) -> Value:
+    if isinstance(data, list):
+        return [_value(item) for item in data]
+    return Words.from_json(data) if isinstance(data, dict) else data
+
+
+def _english(value, path: tuple = (), found: list | None = None):
+    """``value`` (a figure's data) with its Words rendered in English; ``found`` collects each one's
+    path and JSON."""
+    if isinstance(value, Words):
+        if found is not None:
+            found.append([list(path), value.to_json()])
+        return value.render()
+    if isinstance(value, (list, tuple)):
+        return [_english(item, (*path, i), found) for i, item in enumerate(value)]
+    if isinstance(value, dict):
+        return {key: _english(item, (*path, key), found) for key, item in value.items()}
+    return value
+
+
+def _put(data, path: list, value) -> None:
+    for step in path[:-1]:
+        data = data[step]
+    data[path[-1]] = value
 
 
 @cache
@@ -77,22 +164,45 @@ def _data_texts(value, change: Callable[[str], str], words: bool = False):
     return value
 
 
+def _unembedded(text: str):
+    return json.loads(text.replace("<\\/", "</").replace("<\\!--", "<!--"))
+
+
 def map_texts(page: str, change: Callable[[str], str]) -> str:
     """``page`` with ``change`` applied to every text of its figures a reader reads as words.
 
     The texts, in order: each figure's title, description and fallback, then its data's strings
-    under :data:`TEXT_KEYS`. Everything else is kept as it is, byte for byte.
+    under :data:`TEXT_KEYS`, then the templates of its data's Words. For :class:`Words`,
+    ``change`` gets the template (and those of the Words among its values), and the values are
+    filled in after. Everything else is kept as it is, byte for byte.
     """
 
     def words(match: re.Match) -> str:
         opening, _, text, closing = match.groups()
-        return opening + html.escape(change(html.unescape(text))) + closing
+        template = TEMPLATE.search(opening)
+        if template:
+            text = Words.from_json(json.loads(html.unescape(template.group(1)))).render(change)
+        else:
+            text = change(html.unescape(text))
+        return opening + html.escape(text) + closing
 
-    def data(match: re.Match) -> str:
-        text = match.group(2).replace("<\\/", "</").replace("<\\!--", "<!--")
-        return match.group(1) + embedded_json(_data_texts(json.loads(text), change)) + match.group(3)
+    def figure(match: re.Match) -> str:
+        fig = WORDS.sub(words, match.group())
+        templates = TEMPLATES.search(fig)
+        placed = _unembedded(templates.group(1)) if templates else []
 
-    return FIGURE.sub(lambda figure: DATA.sub(data, WORDS.sub(words, figure.group())), page)
+        def data(found: re.Match) -> str:
+            value = _unembedded(found.group(2))
+            for path, _ in placed:
+                _put(value, path, None)  # not offered as plain text: its template is
+            value = _data_texts(value, change)
+            for path, template in placed:
+                _put(value, path, Words.from_json(template).render(change))
+            return found.group(1) + embedded_json(value) + found.group(3)
+
+        return DATA.sub(data, fig)
+
+    return FIGURE.sub(figure, page)
 
 
 def rounded(values, digits: int = 3):
@@ -121,12 +231,15 @@ class InteractiveFigure:
         self,
         kind: str,
         data: dict,
-        title: str,
-        description: str,
+        title: str | Words,
+        description: str | Words,
         draw: Callable[[MplFigure, dict], None],
         size: tuple[float, float] = (6.4, 3.6),
     ) -> None:
-        self.kind, self.data, self.title, self.description = kind, data, title, description
+        self.kind, self.title, self.description = kind, str(title), str(description)
+        self.words = {"title": title, "description": description}  # as translations see them
+        self._templates: list = []
+        self.data = _english(data, found=self._templates)  # what the views and ``draw`` read
         self._draw, self._size = draw, size
         self._png: bytes | None = None
 
@@ -141,14 +254,25 @@ class InteractiveFigure:
         """The interactive view: the figure's markup, its data, then the shared script."""
         uid = "sa-" + uuid.uuid4().hex[:10]
         title, description = html.escape(self.title), html.escape(self.description)
+        kept = {
+            name: f' data-words="{html.escape(json.dumps(words.to_json(), ensure_ascii=False))}"'
+            if isinstance(words, Words)
+            else ""
+            for name, words in self.words.items()
+        }
+        templates = (
+            f'<script type="application/json" class="sa-words">{embedded_json(self._templates)}</script>'
+            if self._templates
+            else ""
+        )
         return (
             f'<figure class="sa-fig" id="{uid}" data-kind="{self.kind}" '
             f'aria-labelledby="{uid}-t" aria-describedby="{uid}-d">'
-            f'<figcaption class="sa-title" id="{uid}-t">{title}</figcaption>'
-            f'<p class="sa-sr" id="{uid}-d">{description}</p>'
+            f'<figcaption class="sa-title" id="{uid}-t"{kept["title"]}>{title}</figcaption>'
+            f'<p class="sa-sr" id="{uid}-d"{kept["description"]}>{description}</p>'
             f'<div class="sa-body"><p class="sa-fallback">{FALLBACK}</p></div>'
             f'<script type="application/json" class="sa-data">{self.data_json()}</script>'
-            "</figure>"
+            f"{templates}</figure>"
             f"<script data-selfattn-figures>{script()}</script>"
         )
 
