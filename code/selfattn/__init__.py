@@ -4,6 +4,8 @@ Everything a chapter trains or plots comes from here, so the code a reader sees
 is the code that ran.
 """
 
+# First, before any module imports torch: importing it pins the CPU kernels (see its docstring).
+from selfattn.arithmetic import check
 from selfattn.batches import get_batch, split_train_val
 from selfattn.config import TrainConfig
 from selfattn.corpus import Corpus, load_corpus
@@ -16,6 +18,7 @@ from selfattn.tokenizers import CharTokenizer, gpt2_tokenizer
 from selfattn.training import History, Progress, estimate_loss, fit, make_model, train
 
 use_one_thread()
+check()
 
 __all__ = [
     "ATTENTION",
