@@ -17,8 +17,9 @@ text no script writes any more is dropped.
 ``check`` fails on any message that is untranslated or fuzzy, or whose translation lost or
 added markup: roles ({glue:text}`name`, {cite}`key`; a link such as {ref}`text <label>` or
 {term}`text <word>` may translate its text but keeps its target), inline code, math, links'
-targets; and on any script text that is untranslated or whose translation lost or added a
-``{name}`` the script fills in, or a number.
+targets, a figure's ``{value:format}`` (filled in after translation); and on any script text
+that is untranslated or whose translation lost or added a ``{name}`` the script fills in, or a
+number.
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ KEPT = [
     re.compile(r"``[^`].*?``|`[^`]+`"),  # inline code, in single or double backticks
     re.compile(r"\$\$.*?\$\$|\$[^$]+\$"),  # math
     re.compile(r"\]\([^)]*\)"),  # a link's target
+    re.compile(r"\{\w+(?:![rsa])?(?::[^{}`]*)?\}"),  # a figure's value, filled in after translation
 ]
 
 

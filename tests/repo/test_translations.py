@@ -34,6 +34,12 @@ def test_the_check_sees_lost_markup_and_allows_translated_link_text():
     bad = "损失 {glue:text}`a:.2f`，见{ref}`第二节 <sec>`和{term}`词元 <tokens>`，`x@y`。"
     assert markup(english) == markup(good)
     assert set(markup(english) - markup(bad)) == {"{glue:text}`b`", "{term} token", "`x @ y`"}
+    figure = "From {first:.2f} to {last:.3f}, {when}, at {token!r}."
+    assert markup(figure) == markup("从 {first:.2f} 到 {last:.3f}，{when}，在 {token!r}。")
+    assert set(markup(figure) - markup("从 {first:.2f} 到 2.407，{when}，在 {token}。")) == {
+        "{last:.3f}",
+        "{token!r}",
+    }
 
 
 def test_every_text_the_scripts_write_is_translated():

@@ -12,11 +12,14 @@ While iterating, point the tests at a site built elsewhere instead of building _
 
 from __future__ import annotations
 
+import html
 import io
+import json
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -25,10 +28,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from selfattn.figures.output import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, embedded_json, map_texts
 from tests.helpers import code_blocks
 from tools import ROOT, page_weight
 from tools.browser import Visit, first_visit
-from tools.catalogs import script_texts
+from tools.catalogs import CATALOGS, read, script_texts
 from tools.serve import serve
 
 pytestmark = pytest.mark.slow
@@ -290,6 +294,68 @@ def test_the_chinese_edition_s_figures_and_live_code_read_in_chinese(site, serve
     assert not problems, "\n".join(problems)
 
 
+def shifted(value):
+    """A figure's words (their JSON) with every computed number changed, as on another machine."""
+    if isinstance(value, dict):
+        return {"words": value["words"], "values": {k: shifted(v) for k, v in value["values"].items()}}
+    if isinstance(value, list):
+        return [shifted(item) for item in value]
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return value + 1 if isinstance(value, int) else value + 0.0123
+
+
+def with_other_numbers(page: str) -> str:
+    """``page`` as if its figures had been computed elsewhere: each Words value changed."""
+
+    def attribute(match: re.Match) -> str:
+        words = json.dumps(shifted(json.loads(html.unescape(match.group(1)))), ensure_ascii=False)
+        return f'data-words="{html.escape(words)}"'
+
+    def block(match: re.Match) -> str:
+        placed = [[path, shifted(words)] for path, words in json.loads(match.group(2))]
+        return match.group(1) + embedded_json(placed) + match.group(3)
+
+    return TEMPLATES.sub(block, TEMPLATE.sub(attribute, page))
+
+
+def figure_words(page: str) -> list[str]:
+    """What a reader reads of each figure in ``page``: titles, descriptions, the data's Words."""
+    texts = [
+        html.unescape(match.group(3)) for match in WORDS.finditer(page) if "sa-fallback" not in match.group(1)
+    ]
+    for figure in FIGURE.findall(page):
+        data, placed = DATA.search(figure), TEMPLATES.search(figure)
+        for path, _ in json.loads(placed.group(2)) if placed else []:
+            value = json.loads(data.group(2).replace("<\\/", "</"))
+            for step in path:
+                value = value[step]
+            texts.append(value)
+    return texts
+
+
+def translated(catalog: dict[str, str], text: str) -> str:
+    return catalog.get(text) or text
+
+
+def test_figures_computed_with_other_numbers_still_read_in_chinese(site):
+    """The Chinese build translates a figure's words from its chapter's catalog; here the English
+    pages' figures, every computed value changed, are translated the same way: each text reads in
+    Chinese and shows the changed numbers, so no catalog entry holds one build's digits."""
+    pages = sorted(p for p in (site / "book").glob("*.html") if 'class="sa-fig"' in p.read_text())
+    assert len(pages) >= 5, pages
+    problems, changed = [], 0
+    for path in pages:
+        catalog = {m.id: m.string for m in read(CATALOGS / f"{path.stem}.po") if m.id and not m.fuzzy}
+        page = path.read_text(encoding="utf-8")
+        ours = figure_words(map_texts(page, partial(translated, catalog)))
+        theirs = figure_words(map_texts(with_other_numbers(page), partial(translated, catalog)))
+        problems += [f"{path.name}: English: {text[:90]!r}" for text in theirs if not CHINESE.search(text)]
+        changed += sum(a != b for a, b in zip(ours, theirs, strict=True))
+    assert not problems, "\n".join(problems)
+    assert changed >= 10, "the changed numbers are filled into the translations"
+
+
 def glued(page: Path) -> Counter:
     """The values glued into a page's text (MyST-NB's pasted-text spans)."""
     return Counter(re.findall(r'<span class="pasted-text">([^<]*)</span>', page.read_text(encoding="utf-8")))
@@ -310,7 +376,6 @@ CHROME = {
     "the edition line": r'class="edition">(.*?)</p>',
     "the author": r'component-author">(.*?)</p>',
 }
-CHINESE = re.compile(r"[\u4e00-\u9fff]")
 
 
 def test_the_chinese_edition_reads_in_chinese_around_its_chapters(site):

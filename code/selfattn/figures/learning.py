@@ -61,7 +61,7 @@ def training_curve(
         "The {label} model's validation loss over {last} training steps, from {first:.2f} to "
         "{final:.3f}, against a dashed line at the bigram model's {level:.3f}: the curve {when}. "
         "A play button draws the curve step by step; a slider picks any step.",
-        label=label,
+        label=Words(label),
         last=last,
         first=history.val_loss[0],
         final=history.final_val,

@@ -52,7 +52,7 @@ FIGURE = re.compile(r'<figure class="sa-fig".*?</figure>', re.S)
 WORDS = re.compile(r'(<(figcaption|p) class="sa-(?:title|sr|fallback)"[^>]*>)([^<]*)(</\2>)')
 DATA = re.compile(r'(<script type="application/json" class="sa-data">)(.*?)(</script>)', re.S)
 # Where a figure keeps the templates of its data's Words: [[path into the data, words], ...].
-TEMPLATES = re.compile(r'<script type="application/json" class="sa-words">(.*?)</script>', re.S)
+TEMPLATES = re.compile(r'(<script type="application/json" class="sa-words">)(.*?)(</script>)', re.S)
 TEMPLATE = re.compile(r'data-words="([^"]*)"')
 
 Value = Union[str, int, float, "Words", list["Value"]]
@@ -189,7 +189,7 @@ def map_texts(page: str, change: Callable[[str], str]) -> str:
     def figure(match: re.Match) -> str:
         fig = WORDS.sub(words, match.group())
         templates = TEMPLATES.search(fig)
-        placed = _unembedded(templates.group(1)) if templates else []
+        placed = _unembedded(templates.group(2)) if templates else []
 
         def data(found: re.Match) -> str:
             value = _unembedded(found.group(2))
