@@ -348,9 +348,20 @@ def test_figures_computed_with_other_numbers_still_read_in_chinese(site):
     for path in pages:
         catalog = {m.id: m.string for m in read(CATALOGS / f"{path.stem}.po") if m.id and not m.fuzzy}
         page = path.read_text(encoding="utf-8")
+        english: list[str] = []
+        map_texts(page, lambda text: english.append(text) or text)  # noqa: B023 (used at once)
+        pieces = {
+            piece.strip()
+            for text in english
+            for piece in re.split(r"\{[^{}]*\}", text)
+            if len(piece.strip()) >= 12 and re.search("[A-Za-z]{3}", piece)
+        }
         ours = figure_words(map_texts(page, partial(translated, catalog)))
         theirs = figure_words(map_texts(with_other_numbers(page), partial(translated, catalog)))
-        problems += [f"{path.name}: English: {text[:90]!r}" for text in theirs if not CHINESE.search(text)]
+        for text in theirs:
+            left = [piece for piece in pieces if piece in text]
+            if left or not CHINESE.search(text):
+                problems.append(f"{path.name}: English {left or text[:90]!r}")
         changed += sum(a != b for a, b in zip(ours, theirs, strict=True))
     assert not problems, "\n".join(problems)
     assert changed >= 10, "the changed numbers are filled into the translations"
