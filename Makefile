@@ -3,32 +3,78 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# npm ci writes this file itself; a package-lock.json newer than it means installing again.
+NODE_STAMP := node_modules/.package-lock.json
+INSTALL    := $(STAMP) $(NODE_STAMP)
 
-.PHONY: book pdf tex-check test clean translations
+.PHONY: book pdf tex-check test test-check missing-debs clean translations lock
 
-# The PDF edition (make pdf) needs XeLaTeX, latexmk and fonts that cover every character the book
-# prints; these Debian packages provide them (poppler-utils: the tests read the PDF with it).
-PDF      := _build/latex/self-attention-from-scratch.pdf
-PDF_ZH   := _build/zh_CN/_build/latex/self-attention-from-scratch.pdf
-TEX_DEBS := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils
+# What the book needs from the system, as Debian packages. make pdf: XeLaTeX, latexmk and fonts
+# that cover every character the book prints (poppler-utils: the tests read the PDF with it).
+# make test: those too (it builds and reads the PDF), Chromium for the browser tests (tools/browser.py;
+# SELFATTN_CHROMIUM overrides its path) and npm.
+PDF       := _build/latex/self-attention-from-scratch.pdf
+PDF_ZH    := _build/zh_CN/_build/latex/self-attention-from-scratch.pdf
+TEX_DEBS  := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils
+TEST_DEBS := $(TEX_DEBS) chromium npm
+CHROMIUM  := $(or $(SELFATTN_CHROMIUM),/usr/bin/chromium)
+HAVE_TEX  := $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null \
+               && fc-list -q FreeSerif && fc-list -q "Noto Serif CJK SC" && echo yes)
+HAVE_POPPLER  := $(shell command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null && echo yes)
+HAVE_CHROMIUM := $(shell test -x "$(CHROMIUM)" && echo yes)
+HAVE_NPM      := $(shell command -v npm >/dev/null && echo yes)
+# The packages of TEX_DEBS and TEST_DEBS that this machine lacks (empty: nothing is missing).
+MISSING_PDF  := $(if $(HAVE_TEX),$(if $(HAVE_POPPLER),,poppler-utils),$(TEX_DEBS))
+MISSING_TEST := $(filter $(MISSING_PDF) $(if $(HAVE_CHROMIUM),,chromium) $(if $(HAVE_NPM),,npm),$(TEST_DEBS))
+# Stop, before anything is installed or built, when make $(1) lacks the Debian packages $(2).
+define need_debs
+	@test -z "$(2)" || { \
+	  echo "make $(1) needs: $(2)"; \
+	  echo "On Debian or Ubuntu: sudo apt-get install --no-install-recommends $(2)"; \
+	  exit 1; }
+endef
+
 # Trained runs are kept here and shared by the HTML build, the PDF build and the tests
 # (selfattn/cache.py); the key covers the config, the data and the model and training source.
 RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
 # jupyter-book build, with the chapters executed on every core (tools/build.py)
 BUILD    := $(RUNS) $(BIN)/python -m tools.build -W -n --keep-going
-HAVE_TEX := $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null \
-              && fc-list -q FreeSerif && fc-list -q "Noto Serif CJK SC" && echo yes)
 
-$(STAMP): requirements.txt pyproject.toml
+# Python: every package at the version and with the hashes in requirements.lock (make lock
+# resolves it from requirements.txt); then the book's own package, editable, which pip does not
+# take under --require-hashes (its build uses the lock's setuptools).
+$(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --no-deps --no-build-isolation -e .
 	touch $(STAMP)
+
+# JavaScript: the site's thebe and KaTeX, and the linters, exactly as package-lock.json has them
+# (npm checks every package's integrity hash). None of them needs an install script.
+$(NODE_STAMP): package-lock.json package.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	touch $(NODE_STAMP)
+
+## lock: resolve requirements.txt again into requirements.lock, with pip-tools in its own venv;
+## LOCK_ARGS=--upgrade moves every package to its newest allowed version, or
+## LOCK_ARGS="--upgrade-package NAME" one of them. The lock leaves out the book's own package
+## (selfattn, "-e ."), which pip does not take under --require-hashes, and an index a machine
+## names in its own pip configuration with a file: URL, which no other machine has.
+PIP_TOOLS   := _build/pip-tools
+LOCK_ARGS   ?=
+LOCK_HEADER := \# Resolved for Linux x86_64 and CPython 3.11, the book's platform (and Binder's).
+lock:
+	test -x $(PIP_TOOLS)/bin/pip-compile || \
+	  { $(PYTHON) -m venv $(PIP_TOOLS) && $(PIP_TOOLS)/bin/pip install pip-tools==7.6.2; }
+	CUSTOM_COMPILE_COMMAND="make lock" $(PIP_TOOLS)/bin/pip-compile --generate-hashes --no-allow-unsafe \
+	  --unsafe-package selfattn --strip-extras --no-emit-find-links $(LOCK_ARGS) \
+	  --output-file requirements.lock requirements.txt
+	sed -i -e '\|^--[a-z-]*index-url file:|d' -e "1i $(LOCK_HEADER)" requirements.lock
 
 ## book: install into .venv and build the HTML site into _build/html, and the Chinese edition's
 ## into _build/html/zh; with XeLaTeX installed, the PDF editions are built first and the sites
 ## link to them
-book: $(STAMP)
+book: $(INSTALL)
 ifeq ($(HAVE_TEX),yes)
 	$(MAKE) pdf
 else
@@ -38,31 +84,36 @@ endif
 	$(BUILD) --language zh_CN
 
 ## pdf: build the PDF editions into $(PDF) and $(PDF_ZH)
-pdf: tex-check $(STAMP)
+pdf: tex-check $(INSTALL)
 	$(BUILD) --builder pdflatex
 	$(BUILD) --language zh_CN --builder pdflatex
 	@ls -l $(PDF) $(PDF_ZH)
 
 ## translations: extract the English messages and merge them into the Chinese edition's catalogs
 ## (locale/zh_CN); new or changed messages then show up in `python -m tools.catalogs check`
-translations: $(STAMP)
+translations: $(INSTALL)
 	$(BUILD) --all --builder custom --custom-builder gettext
 	$(BIN)/python -m tools.catalogs update
 
 tex-check:
-	@test "$(HAVE_TEX)" = yes || { \
-	  echo "make pdf needs XeLaTeX, latexmk and the book's fonts. On Debian or Ubuntu, install:"; \
-	  echo "  sudo apt-get install --no-install-recommends $(TEX_DEBS)"; \
-	  exit 1; }
+	$(call need_debs,pdf,$(MISSING_PDF))
 
-## test: install into .venv and run every test (builds the book too)
-test: $(STAMP)
+test-check:
+	$(call need_debs,test,$(MISSING_TEST))
+
+## missing-debs: the Debian packages of TEST_DEBS that this machine lacks (.ci/run installs them)
+missing-debs:
+	@echo $(MISSING_TEST)
+
+## test: check the system packages, install into .venv and node_modules, and run every test
+## (builds the book too)
+test: test-check $(INSTALL)
 	$(RUNS) $(BIN)/python -m pytest -ra --durations=15
 
 ## live: build the site into _build/live with its live code on a local Jupyter server
 ## (127.0.0.1, random token, only this site's origin allowed), serve it and print the URL
 .PHONY: live
-live: $(STAMP)
+live: $(INSTALL)
 	$(BIN)/python -m tools.live
 
 clean:

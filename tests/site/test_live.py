@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -32,7 +31,6 @@ import pytest
 import torch
 import yaml
 
-from _ext.live_code import THEBE_VERSION, thebe_lib
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from tools import ROOT, live
 from tools.browser import offline_context
@@ -154,22 +152,6 @@ def test_no_page_and_no_live_code_file_refers_to_unpkg(sites):
         files = [*site.rglob("*.html"), site / "_static" / "live-code.js", *(site / "_thebe").iterdir()]
         for path in files:
             assert "unpkg.com" not in path.read_text(encoding="utf-8", errors="replace"), path
-
-
-def test_thebe_is_fetched_by_version_and_checked(tmp_path, monkeypatch):
-    """A tarball that is not the published thebe 0.9.3 is refused, and nothing is kept."""
-    fake_npm = tmp_path / "bin" / "npm"
-    fake_npm.parent.mkdir()
-    fake_npm.write_text(
-        f'#!/bin/sh\necho "$*" > {tmp_path}/asked\necho not-thebe > thebe-{THEBE_VERSION}.tgz\n'
-    )
-    fake_npm.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake_npm.parent}:{os.environ['PATH']}")
-    cache = tmp_path / "cache"
-    with pytest.raises(RuntimeError, match="SHA-256"):
-        thebe_lib(cache)
-    assert (tmp_path / "asked").read_text().split() == ["pack", f"thebe@{THEBE_VERSION}", "--silent"]
-    assert not cache.exists()
 
 
 def test_the_headers_binder_button_opens_the_chapter_in_jupyterlab(sites):

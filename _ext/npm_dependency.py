@@ -1,0 +1,39 @@
+"""A browser library the site serves itself, from ``node_modules/`` as ``npm ci`` installed it.
+
+thebe (live code) and KaTeX (the math's style sheet and fonts) are ``dependencies`` in
+``package.json``, at exact versions, and ``package-lock.json`` records each package's integrity
+hash, which ``npm ci`` checks; ``make`` runs ``npm ci`` whenever the lock is newer than
+``node_modules/``. Nothing of them is committed. ``package.json`` is the one place that names
+each version: a build that finds another version installed, or none, stops and says to run
+``npm ci``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pinned_version(name: str, root: Path = ROOT) -> str:
+    """The exact version of ``name`` that ``package.json`` lists in its dependencies."""
+    return json.loads((root / "package.json").read_text(encoding="utf-8"))["dependencies"][name]
+
+
+def npm_dependency(name: str, root: Path = ROOT) -> Path:
+    """The installed package ``name`` (its folder under ``node_modules``), at the pinned version."""
+    version = pinned_version(name, root)
+    folder = root / "node_modules" / name
+    manifest = folder / "package.json"
+    if not manifest.is_file():
+        raise RuntimeError(
+            f"{name} {version} is not installed in {folder}: run `npm ci` in {root} "
+            "(make book and make test run it)"
+        )
+    installed = json.loads(manifest.read_text(encoding="utf-8"))["version"]
+    if installed != version:
+        raise RuntimeError(
+            f"{folder} holds {name} {installed}, but package.json pins {version}: run `npm ci` in {root}"
+        )
+    return folder
