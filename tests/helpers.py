@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 from packaging.utils import canonicalize_name
 
+from _ext.katex_math import node_binary
 from selfattn import TrainConfig
 from tools import ROOT
 
@@ -35,12 +36,12 @@ def locked_versions(lock: Path = ROOT / "requirements.lock") -> dict[str, str]:
     return {canonicalize_name(name): version for name, version in pins}
 
 
-def npm_bin(binary: str) -> str:
-    """A development tool's command in node_modules/.bin, as ``npm ci`` installed it from
-    package-lock.json (make test runs npm ci first)."""
+def npm_bin(binary: str) -> list[str]:
+    """The command line of a development tool in node_modules/.bin, as ``npm ci`` installed it
+    from package-lock.json (make test runs npm ci first), run by the book's Node.js."""
     path = ROOT / "node_modules" / ".bin" / binary
     assert path.is_file(), f"{path} is missing: run npm ci (make test does)"
-    return str(path)
+    return [node_binary(), str(path.resolve())]
 
 
 def page_text(path: Path) -> str:

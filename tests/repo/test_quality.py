@@ -33,7 +33,7 @@ def test_code_is_ruff_formatted():
 
 def test_javascript_passes_eslint_in_one_dialect():
     eslint = npm_bin("eslint")  # the version package-lock.json pins
-    result = run(eslint, "--max-warnings", "0", *JAVASCRIPT)
+    result = run(*eslint, "--max-warnings", "0", *JAVASCRIPT)
     assert result.returncode == 0, f"eslint (eslint.config.mjs):\n{result.stdout}{result.stderr}"
 
 
