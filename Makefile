@@ -42,9 +42,14 @@ BUILD    := $(RUNS) $(BIN)/python -m tools.build -W -n --keep-going
 # Python: every package at the version and with the hashes in requirements.lock (make lock
 # resolves it from requirements.txt); then the book's own package, editable, which pip does not
 # take under --require-hashes (its build uses the lock's setuptools).
+# PyTorch's CPU wheel comes from PyTorch's index, asked only where its host resolves: offline,
+# behind a mirror of PyPI, pip would retry it for every package.
+PYTORCH_CPU_INDEX := https://download.pytorch.org/whl/cpu
+TORCH_INDEX = $(shell $(PYTHON) -c "import socket; socket.getaddrinfo('download.pytorch.org', 443)" \
+                2>/dev/null && echo --extra-index-url $(PYTORCH_CPU_INDEX))
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --require-hashes $(TORCH_INDEX) -r requirements.lock
 	$(BIN)/python -m pip install --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
@@ -60,8 +65,8 @@ $(NODE_STAMP): package-lock.json package.json $(STAMP)
 ## lock: resolve requirements.txt again into requirements.lock, with pip-tools in its own venv;
 ## LOCK_ARGS=--upgrade moves every package to its newest allowed version, or
 ## LOCK_ARGS="--upgrade-package NAME" one of them. The lock leaves out the book's own package
-## (selfattn, "-e ."), which pip does not take under --require-hashes, and an index a machine
-## names in its own pip configuration with a file: URL, which no other machine has.
+## (selfattn, "-e ."), which pip does not take under --require-hashes, and every index URL:
+## PyTorch's is added at install time where it is reachable (TORCH_INDEX), a machine's own are its own.
 PIP_TOOLS   := _build/pip-tools
 LOCK_ARGS   ?=
 LOCK_HEADER := \# Resolved for Linux x86_64 and CPython 3.11, the book's platform (and Binder's).
@@ -71,7 +76,7 @@ lock:
 	CUSTOM_COMPILE_COMMAND="make lock" $(PIP_TOOLS)/bin/pip-compile --generate-hashes --no-allow-unsafe \
 	  --unsafe-package selfattn --strip-extras --no-emit-find-links $(LOCK_ARGS) \
 	  --output-file requirements.lock requirements.txt
-	sed -i -e '\|^--[a-z-]*index-url file:|d' -e "1i $(LOCK_HEADER)" requirements.lock
+	sed -i -e '/^--[a-z-]*index-url /d' -e "1i $(LOCK_HEADER)" requirements.lock
 
 ## book: install into .venv and build the HTML site into _build/html, and the Chinese edition's
 ## into _build/html/zh; with XeLaTeX installed, the PDF editions are built first and the sites
