@@ -111,8 +111,10 @@ def test_attention_training_crosses_the_bigram_line(trained, bigram):
     _, _, history = trained
     _, bigram_history = bigram
     line = bigram_history.final_val
-    assert line == pytest.approx(2.493, abs=0.02)
-    assert history.final_val == pytest.approx(2.407, abs=0.03)
+    # The seed documents' figures, bigram about 2.49 and one head about 2.41: the book's runs move
+    # by at most 0.015 with the seed and the CPU's kernels (benchmarks/cpu_kernels.py).
+    assert line == pytest.approx(2.49, abs=0.02)
+    assert history.final_val == pytest.approx(2.41, abs=0.03)
     assert history.final_val < line - 0.05
     crossing = next(s for s, v in zip(history.steps, history.val_loss, strict=True) if v < line)
     assert 0 < crossing <= 3000

@@ -1,8 +1,9 @@
 """What the chapters of "From one head to a GPT" claim, against what the package computes.
 
-Each rung is trained once (the run cache shares it with the build) and its validation loss is
-held in a band around the value its chapter reports; the pages must show those numbers and the
-package's own source.
+Each rung is trained once (the run cache shares it with the build). The pages must show the
+numbers the same build computed and the package's own source; each claim the prose makes about
+the ladder must hold with room for what moves a loss without changing the model: the CPU's
+kernels and the seed.
 """
 
 from __future__ import annotations
@@ -10,33 +11,70 @@ from __future__ import annotations
 import pytest
 import torch
 
-from selfattn import fit, load_corpus, make_model
+from selfattn import ATTENTION, fit, load_corpus, make_model
 from selfattn.anatomy import gpt_trace
 from selfattn.gpt import Block, CausalSelfAttention, FeedForward, GPTLanguageModel, MultiHeadAttention
 from selfattn.runs import LADDER
 from tests.helpers import chapter, figure_alts, shows_source
 
-# The validation loss of each rung (torch 2.13 CPU, seed 1337), with the lecture's figure beside it
-# where it reports one. The bands hold the book's own numbers, not the lecture's.
-EXPECTED = {
-    "multihead": (2.269, 2.28),
-    "ffwd": (2.197, 2.24),
-    "deep-plain": (2.282, None),
-    "residual": (2.076, 2.08),
-    "layernorm": (2.068, 2.06),
-    "small-gpt": (1.798, None),
-}
+# How far a rung's final validation loss moved with the seed (1337 and three others) and with the
+# CPU's kernels (ATen with AVX2, AVX-512 or none; MKL's branches), measured with
+# `python -m benchmarks.cpu_kernels`: at most this much (the residual rung, over seeds).
+SPREAD = 0.05
+
+# (chapter, what the prose claims, the rung that ends lower, the rung it ends below). On every seed
+# and kernel setting measured, the smallest of these gaps was 0.05 (the feed-forward layer's gain,
+# and the plain stack against one block): each claim holds by more than the spread of either run.
+BELOW = [
+    ("many-heads", "four heads end below one", "multihead", "attention"),
+    ("feed-forward", "the feed-forward layer lowers the loss", "ffwd", "multihead"),
+    ("going-deep", "three blocks stacked plainly end higher than one", "ffwd", "deep-plain"),
+    ("going-deep", "residual connections end below the plain stack", "residual", "deep-plain"),
+    ("going-deep", "... and below the single block", "residual", "ffwd"),
+    ("small-gpt", "the small GPT ends lowest", "small-gpt", "layernorm"),
+]
+
+# The lecture's reported losses for the rungs that follow its setup. Its code differs from the
+# book's (attention scaled by C**-0.5 in its early commits, a narrower feed-forward step, std 0.02
+# initialisation), so the two agree to within a tenth, not to the digit.
+LECTURE = {"multihead": 2.28, "ffwd": 2.24, "residual": 2.08, "layernorm": 2.06}
 
 
 @pytest.fixture(scope="module")
 def ladder():
-    return {name: fit(rung.kind, rung.config)[1] for name, rung in LADDER.items() if name != "lecture"}
+    runs = {name: fit(rung.kind, rung.config)[1] for name, rung in LADDER.items() if name != "lecture"}
+    return {"attention": fit("attention", ATTENTION)[1], **runs}
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(EXPECTED))
-def test_each_rung_reaches_its_chapters_loss(ladder, name):
-    assert abs(ladder[name].final_val - EXPECTED[name][0]) < 0.01
+@pytest.mark.parametrize(
+    "lower, higher",
+    [(lower, higher) for *_, lower, higher in BELOW],
+    ids=[f"{page}: {claim}" for page, claim, *_ in BELOW],
+)
+def test_each_claim_of_the_ladder_holds(ladder, lower, higher):
+    assert ladder[lower].final_val < ladder[higher].final_val
+
+
+@pytest.mark.slow
+def test_layernorm_changes_little_at_this_depth(ladder):
+    """going-deep: "At this depth the difference is small": within what the seed moves a rung."""
+    assert abs(ladder["layernorm"].final_val - ladder["residual"].final_val) < SPREAD
+
+
+@pytest.mark.slow
+def test_the_plain_stack_is_further_behind_after_1000_steps(ladder):
+    """going-deep: "After 1,000 steps the gap is wider still"."""
+    plain, one_block = (
+        dict(zip(ladder[n].steps, ladder[n].val_loss, strict=True)) for n in ("deep-plain", "ffwd")
+    )
+    assert plain[1000] - one_block[1000] > ladder["deep-plain"].final_val - ladder["ffwd"].final_val
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(LECTURE))
+def test_each_rung_is_near_the_lectures_reported_loss(ladder, name):
+    assert abs(ladder[name].final_val - LECTURE[name]) < 0.1
 
 
 @pytest.mark.slow
