@@ -6,10 +6,10 @@ products choose their own code path. Each choice sums in its own order, so the s
 run ends a few hundredths of a loss apart on two machines. The book pins both to AVX2, which
 every x86 CPU of the last decade has, and which costs nothing measurable on an AVX-512 one.
 
-:func:`pin` runs when this module is imported, which ``selfattn`` does before it imports torch. Both settings
-are environment variables read once, at torch's first operation and MKL's first call, so a
-variable the reader set already wins, and a program that computes with torch before importing
-``selfattn`` keeps the CPU's own choice (:func:`check` warns about that).
+:func:`pin` runs when this module is imported, which ``selfattn`` does before it imports torch.
+Both settings are environment variables read once, at torch's first operation and MKL's first
+call, so a variable the reader set already wins, and a program that computes with torch before
+importing ``selfattn`` keeps the CPU's own choice (:func:`check` warns about that).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import os
 import platform
 import warnings
 
-# ATen's kernels (default, avx2 or avx512) and MKL's conditional numerical reproducibility branch.
+# ATen's kernels (default, avx2 or avx512) and MKL's conditional numerical reproducibility branch
+# (Intel's documentation: a branch other than AUTO or COMPATIBLE applies to Intel processors; on
+# others MKL takes its AUTO branch, still in reproducible mode).
 PINNED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2"}
 
 

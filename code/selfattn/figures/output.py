@@ -116,17 +116,16 @@ def _value(data) -> Value:
     return Words.from_json(data) if isinstance(data, dict) else data
 
 
-def _english(value, path: tuple = (), found: list | None = None):
+def _english(value, found: list, path: tuple = ()):
     """``value`` (a figure's data) with its Words rendered in English; ``found`` collects each one's
     path and JSON."""
     if isinstance(value, Words):
-        if found is not None:
-            found.append([list(path), value.to_json()])
+        found.append([list(path), value.to_json()])
         return value.render()
     if isinstance(value, (list, tuple)):
-        return [_english(item, (*path, i), found) for i, item in enumerate(value)]
+        return [_english(item, found, (*path, i)) for i, item in enumerate(value)]
     if isinstance(value, dict):
-        return {key: _english(item, (*path, key), found) for key, item in value.items()}
+        return {key: _english(item, found, (*path, key)) for key, item in value.items()}
     return value
 
 
@@ -239,7 +238,7 @@ class InteractiveFigure:
         self.kind, self.title, self.description = kind, str(title), str(description)
         self.words = {"title": title, "description": description}  # as translations see them
         self._templates: list = []
-        self.data = _english(data, found=self._templates)  # what the views and ``draw`` read
+        self.data = _english(data, self._templates)  # what the views and ``draw`` read
         self._draw, self._size = draw, size
         self._png: bytes | None = None
 
