@@ -12,6 +12,7 @@ from packaging.utils import canonicalize_name
 
 from _ext.katex_math import node_binary
 from selfattn import TrainConfig
+from selfattn.figures.output import map_texts
 from tools import ROOT
 
 HTML = ROOT / "_build" / "html"
@@ -80,3 +81,10 @@ def shows_source(path: Path, obj) -> bool:
     """Whether a built page shows ``obj``'s source exactly as the package has it."""
     source = inspect.cleandoc(inspect.getsource(obj))
     return any(inspect.cleandoc(block) == source for block in code_blocks(path))
+
+
+def figure_messages(page: str) -> list[str]:
+    """What a translation of ``page`` is asked for, in order: its figures' words and templates."""
+    seen: list[str] = []
+    map_texts(page, lambda text: seen.append(text) or text)
+    return seen

@@ -29,7 +29,7 @@ import pytest
 from PIL import Image
 
 from selfattn.figures.output import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, embedded_json, map_texts
-from tests.helpers import code_blocks
+from tests.helpers import code_blocks, figure_messages
 from tools import ROOT, page_weight
 from tools.browser import Visit, first_visit
 from tools.catalogs import CATALOGS, read, script_texts
@@ -348,11 +348,9 @@ def test_figures_computed_with_other_numbers_still_read_in_chinese(site):
     for path in pages:
         catalog = {m.id: m.string for m in read(CATALOGS / f"{path.stem}.po") if m.id and not m.fuzzy}
         page = path.read_text(encoding="utf-8")
-        english: list[str] = []
-        map_texts(page, lambda text: english.append(text) or text)  # noqa: B023 (used at once)
         pieces = {
             piece.strip()
-            for text in english
+            for text in figure_messages(page)
             for piece in re.split(r"\{[^{}]*\}", text)
             if len(piece.strip()) >= 12 and re.search("[A-Za-z]{3}", piece)
         }

@@ -30,7 +30,7 @@ from selfattn.figures import (
 from selfattn.figures.mechanism import head_stages
 from selfattn.figures.output import FALLBACK, Words, map_texts, script
 from selfattn.figures.sphinxext import one_copy
-from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN
+from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, figure_messages
 from tools.figure_page import draw
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -89,10 +89,7 @@ def test_sphinx_extension_keeps_one_copy_of_the_script(figures):
 
 def messages(figures: dict) -> list[str]:
     """What a translation is asked for, in order, on a page of ``figures``."""
-    seen: list[str] = []
-    page = "".join(figure.to_html() for figure in figures.values())
-    map_texts(page, lambda text: seen.append(text) or text)
-    return seen
+    return figure_messages("".join(figure.to_html() for figure in figures.values()))
 
 
 def template(words) -> str:
