@@ -126,5 +126,5 @@ def test_weight_figure_states_the_chapters_parameter_count(built_book):
     assert weights["notes"]["before"].startswith(start)
     assert f"not drawn: lm_head.bias, {left_out} numbers" in weights["notes"]["before"]
     assert weights["notes"]["after"].startswith(f"After training: the same {total:,} numbers")
-    description = re.search(r'<p class="sa-sr" id="[\w-]+">(.*?)</p>', path.read_text("utf-8")).group(1)
+    description = re.search(r'<p class="sa-sr" id="[\w-]+"[^>]*>(.*?)</p>', path.read_text("utf-8")).group(1)
     assert html.unescape(weights["notes"]["before"]) in html.unescape(description)
