@@ -42,14 +42,15 @@ SETTINGS = {
 }
 
 _CHILD = """
-import json, sys, time
+import json, sys
 import torch
 from dataclasses import replace
 from selfattn import ATTENTION, BIGRAM, fit
 from selfattn.runs import LADDER
 name, seed = sys.argv[1], int(sys.argv[2])
-kind, config = {"bigram": ("bigram", BIGRAM), "attention": ("attention", ATTENTION)}.get(
-    name, (LADDER[name].kind, LADDER[name].config) if name in LADDER else (None, None))
+runs = {"bigram": ("bigram", BIGRAM), "attention": ("attention", ATTENTION)}
+runs.update({rung: (r.kind, r.config) for rung, r in LADDER.items()})
+kind, config = runs[name]
 _, history = fit(kind, replace(config, seed=seed), reuse=False)
 print(json.dumps({"val": history.final_val, "seconds": history.seconds,
                   "capability": torch.backends.cpu.get_cpu_capability()}))
