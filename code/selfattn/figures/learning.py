@@ -56,7 +56,11 @@ def training_curve(
         "stride": math.gcd(last, max(1, last // 100)),  # slider step: divides the last step
         "duration": 4000,
     }
-    when = Words("drops below it at about step {cross}", cross=cross) if cross is not None else None
+    when = (
+        Words("drops below it at about step {cross}", cross=cross)
+        if cross is not None
+        else Words("never drops below it")
+    )
     description = Words(
         "The {label} model's validation loss over {last} training steps, from {first:.2f} to "
         "{final:.3f}, against a dashed line at the bigram model's {level:.3f}: the curve {when}. "
@@ -66,7 +70,7 @@ def training_curve(
         first=history.val_loss[0],
         final=history.final_val,
         level=level,
-        when=when or Words("never drops below it"),
+        when=when,
     )
     return InteractiveFigure("training", data, "Training past the bigram", description, _draw_training)
 
