@@ -48,21 +48,61 @@ def test_another_config_or_kind_is_another_run(runs):
     assert len(keys) == 3
 
 
-def test_a_change_in_a_models_source_trains_afresh(runs, tmp_path, monkeypatch):
-    copies = []
-    for path in cache.SOURCES:
-        copies.append(tmp_path / "src" / path.name)
-        copies[-1].parent.mkdir(exist_ok=True)
-        shutil.copy(path, copies[-1])
-    monkeypatch.setattr(cache, "SOURCES", copies)
-    before = cache.run_key("attention", SHORT, copies)
+@pytest.fixture
+def package(tmp_path):
+    """A copy of the package's source, to change."""
+    copy = tmp_path / "selfattn"
+    shutil.copytree(cache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def edit(path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, f"{old!r} is not in {path.name}"
+    path.write_text(text.replace(old, new, 1))
+
+
+def test_a_change_in_a_models_source_trains_afresh(runs, package):
+    before = cache.run_key("attention", SHORT, package)
+    assert before == cache.run_key("attention", SHORT), "the copy has the same key as the package"
     fit("attention", SHORT)
     assert (runs / f"{before}.pt").is_file()
-    models = tmp_path / "src" / "models.py"
-    models.write_text(models.read_text().replace("wei = F.softmax(wei, dim=-1)", "wei = wei.softmax(-1)"))
-    after = cache.run_key("attention", SHORT, copies)
+    edit(package / "models.py", "wei = F.softmax(wei, dim=-1)", "wei = wei.softmax(-1)")
+    after = cache.run_key("attention", SHORT, package)
     assert after != before
     assert cache.load(runs, after) is None, "nothing saved under the new key yet"
+
+
+@pytest.mark.parametrize(
+    ("module", "old", "new"),
+    [
+        ("threads.py", "torch.set_num_threads", "torch.set_num_interop_threads"),  # decides the sums
+        ("arithmetic.py", '"avx2"', '"default"'),  # decides the CPU kernels
+    ],
+)
+def test_the_key_covers_every_module_training_imports(package, module, old, new):
+    before = cache.run_key("attention", SHORT, package)
+    edit(package / module, old, new)
+    assert cache.run_key("attention", SHORT, package) != before
+
+
+def test_comments_and_modules_training_does_not_import_leave_the_key(package):
+    before = cache.run_key("attention", SHORT, package)
+    edit(package / "models.py", "import torch\n", "import torch  # a comment\n")
+    edit(package / "heatmaps.py", "import numpy as np", "import numpy as np\nimport os")
+    edit(
+        package / "figures" / "figures.js",
+        "function",
+        "function /* a comment */",
+    )
+    assert cache.run_key("attention", SHORT, package) == before
+
+
+def test_the_build_digest_covers_the_figures_script(package):
+    before = cache.code_digest(cache.every_module(package), package)
+    assert before == cache.code_digest(cache.every_module()), "the copy digests as the package"
+    edit(package / "figures" / "figures.js", "function", "function /* a comment */")
+    assert cache.code_digest(cache.every_module(package), package) != before
 
 
 def test_nothing_is_kept_without_the_variable(tmp_path, monkeypatch):
