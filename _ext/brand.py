@@ -9,9 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from editions import say
 from sphinx.application import Sphinx
 from sphinx.config import Config
+
+from _ext.translation import say
 
 STATIC = Path(__file__).with_name("brand_static")
 

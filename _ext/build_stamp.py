@@ -16,9 +16,10 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from editions import say
 from sphinx.application import Sphinx
 from sphinx.config import Config
+
+from _ext.translation import say
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,15 +1,10 @@
-"""A Sphinx extension that keeps one copy of the figure script per built page.
+"""One copy of the interactive figures' script per built page.
 
 Every figure output carries the script so it works on its own (in Jupyter, and
 when live code re-runs a cell). On the built site that means one copy per
 figure; this extension removes them from the page body and appends a single
 copy after the content. Pages without figures are left alone, and a site built
 without the extension works the same, only heavier.
-
-Enable it in ``_config.yml``::
-
-    sphinx:
-      extra_extensions: [selfattn.figures.sphinxext]
 """
 
 from __future__ import annotations

@@ -28,10 +28,11 @@ from typing import Any
 
 import sphinxcontrib.katex as katex
 from docutils import nodes
-from npm_dependency import ROOT, npm_dependency, pinned_version
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
+
+from _ext.npm_dependency import ROOT, npm_dependency, pinned_version
 
 logger = logging.getLogger(__name__)
 

@@ -42,9 +42,10 @@ from pathlib import Path
 from typing import Any
 
 import sphinx_thebe
-from npm_dependency import npm_dependency, pinned_version
 from sphinx.application import Sphinx
 from sphinx.config import Config
+
+from _ext.npm_dependency import npm_dependency, pinned_version
 
 THEBE_VERSION = pinned_version("thebe")  # package.json's dependencies
 THEBE_SITE_DIR = "_thebe"  # the site's copy of thebe's lib/ folder
@@ -53,6 +54,7 @@ DEFAULT_BINDERHUB = "https://mybinder.org"
 SERVER_INFO_ENV = "LIVE_CODE_SERVER_INFO"
 BINDER_REF_ENV = "LIVE_CODE_BINDER_REF"
 STATIC = Path(__file__).with_name("live_code_static")
+SPHINX_THEBE_CSS = "sphinx-thebe.css"  # what sphinx-thebe adds to every page
 
 
 def thebe_lib() -> Path:
@@ -85,13 +87,20 @@ def _copy_thebe(app: Sphinx, exception: Exception | None) -> None:
 
 
 def _drop_sphinx_thebe_assets(app: Sphinx) -> None:
-    """Keep sphinx-thebe's config value (the theme reads it) but none of its page assets."""
+    """Keep sphinx-thebe's config value (the theme reads it) but none of its page assets: its
+    handlers are disconnected (``app.disconnect``), and its style sheet is left off each page."""
     unwanted = {sphinx_thebe.st_static_path, sphinx_thebe.init_thebe_core, sphinx_thebe.update_thebe_context}
     for listeners in app.events.listeners.values():
         for listener in list(listeners):
             if listener.handler in unwanted:
                 app.disconnect(listener.id)
-    app.registry.css_files[:] = [css for css in app.registry.css_files if css[0] != "sphinx-thebe.css"]
+
+
+def _drop_sphinx_thebe_css(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    if "css_files" in context:
+        context["css_files"] = [css for css in context["css_files"] if css.filename != SPHINX_THEBE_CSS]
 
 
 def _register_assets(app: Sphinx, config: Config) -> None:
@@ -168,4 +177,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", _check_thebe)
     app.connect("build-finished", _copy_thebe)
     app.connect("html-page-context", _add_page_config)
+    app.connect("html-page-context", _drop_sphinx_thebe_css)
     return {"version": THEBE_VERSION, "parallel_read_safe": True, "parallel_write_safe": True}

@@ -2,7 +2,7 @@
 
 Every figure output carries its data (JSON) and a copy of the shared figure script (with its
 stylesheet inside); the browser runs the first copy and skips the rest, and the book's Sphinx
-extension (selfattn.figures.sphinxext) keeps one copy per built page.
+extension (_ext/figure_script.py) keeps one copy per built page.
 
     python -m benchmarks.page_weight_figures [PATH ...]    # built pages or folders; default _build/html
     python -m benchmarks.page_weight_figures --figures     # the twelve figures of the book's own run

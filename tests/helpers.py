@@ -11,8 +11,8 @@ import yaml
 from packaging.utils import canonicalize_name
 
 from _ext.katex_math import node_binary
+from _ext.translation.figure_words import map_texts
 from selfattn import TrainConfig
-from selfattn.figures.output import map_texts
 from tools import ROOT
 
 HTML = ROOT / "_build" / "html"

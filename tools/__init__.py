@@ -18,7 +18,9 @@ from pathlib import Path
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-# How long one cell may run, as the book's build allows (_config.yml).
-CELL_TIMEOUT = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["execute"]["timeout"]
+CONFIG = ROOT / "_config.yml"
+EXECUTE = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["execute"]
+# How long one cell may run, and whether a cell may fail, as the book's build allows.
+CELL_TIMEOUT, ALLOW_ERRORS = EXECUTE["timeout"], EXECUTE["allow_errors"]
 # The gettext build (`make translations`): the English messages, extracted with their own doctrees.
 MESSAGES = ROOT / "_build" / "messages"

@@ -33,7 +33,7 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from _ext.translations import SCRIPT_TEXTS
+from _ext.translation.script_texts import SCRIPT_TEXTS
 from tools import MESSAGES, ROOT
 
 LANGUAGE = "zh_CN"

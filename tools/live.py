@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(stop, lambda *_: sys.exit(0))
     html = args.output / "_build" / "html" if args.no_build else build_site(args.output)
     with serve(html, args.port) as site, jupyter_server(site.origin) as jupyter:
-        site.point_at(jupyter)
+        site.point_at(jupyter.base_url, jupyter.token)
         print(f"\nThe book with live code: {site.origin}/\nPress Ctrl+C to stop.\n", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()

@@ -15,10 +15,6 @@ from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from tools.live import JupyterServer
 
 SERVER_INFO = "_live/server.json"  # site-relative
 
@@ -58,8 +54,9 @@ class SiteServer:
         """The URL of a site-relative path."""
         return f"{self.origin}/{path}"
 
-    def point_at(self, jupyter: JupyterServer) -> None:
-        self.handler.server_info = {"baseUrl": jupyter.base_url, "token": jupyter.token}
+    def point_at(self, base_url: str, token: str) -> None:
+        """Answer ``/_live/server.json`` with the Jupyter server at ``base_url`` and its token."""
+        self.handler.server_info = {"baseUrl": base_url, "token": token}
 
 
 @contextlib.contextmanager

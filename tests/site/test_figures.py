@@ -41,8 +41,7 @@ execute: {{execute_notebooks: force, timeout: 600}}
 repository: {{url: "https://github.com/selfattn-book/self-attention-from-scratch", branch: main}}
 launch_buttons: {{binderhub_url: "https://mybinder.org", thebe: true}}
 sphinx:
-  extra_extensions: [selfattn.figures.sphinxext]
-  local_extensions: {{live_code: "{ROOT / "_ext"}"}}
+  local_extensions: {{_ext.figure_script: "{ROOT}", _ext.live_code: "{ROOT}"}}
   config:
     html_context: {{default_mode: auto}}
 """
@@ -589,7 +588,7 @@ def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, figu
         open(tmp_path / "jupyter.log", "w") as log,
         live.jupyter_server(figure_page.server.origin, log=log) as jupyter,
     ):
-        figure_page.server.point_at(jupyter)
+        figure_page.server.point_at(jupyter.base_url, jupyter.token)
         context, visit = offline_context(browser)
         tab = context.new_page()
         tab.goto(figure_page.url)

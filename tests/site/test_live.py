@@ -177,7 +177,7 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, browser, tmp_p
         serve(sites["local"]) as site,
         live.jupyter_server(site.origin, log=log) as jupyter,
     ):
-        site.point_at(jupyter)
+        site.point_at(jupyter.base_url, jupyter.token)
         context, visit = offline_context(browser)
         page = open_chapter(context, site)
         hyper = hyperparameter_cell(page)

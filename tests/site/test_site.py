@@ -28,7 +28,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from selfattn.figures.output import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, embedded_json, map_texts
+from _ext.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
+from selfattn.figures.output import embedded_json
 from tests.helpers import code_blocks, figure_messages
 from tools import ROOT, page_weight
 from tools.browser import Visit, first_visit

@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 import torch
 
+from _ext.figure_script import one_copy
+from _ext.translation.figure_words import map_texts
 from selfattn import ConfigError, get_batch, make_model
 from selfattn.anatomy import trace
 from selfattn.figures import (
@@ -28,8 +30,7 @@ from selfattn.figures import (
     training_curve,
 )
 from selfattn.figures.mechanism import head_stages
-from selfattn.figures.output import FALLBACK, Words, map_texts, script
-from selfattn.figures.sphinxext import one_copy
+from selfattn.figures.output import FALLBACK, Words, script
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, figure_messages
 from tools.figure_page import draw
 

@@ -4,8 +4,8 @@ Each function returns an :class:`InteractiveFigure`; make it the last line of a
 code cell (or ``glue`` it) and the notebook shows it. :data:`FIGURES` lists the
 twelve in the order the book introduces them, each with a call that draws it.
 
-See ``output.py`` for how the script reaches the page, and ``sphinxext.py``
-for keeping one copy of it per built page.
+See ``output.py`` for how the script reaches the page; the book's build keeps
+one copy of it per page (``_ext/figure_script.py``).
 """
 
 from selfattn.figures.learning import before_after, heatmap_steps, ladder, training_curve

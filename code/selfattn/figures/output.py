@@ -12,12 +12,13 @@ The PNG is a matplotlib drawing of the same data, for the PDF build and for
 any viewer without JavaScript.
 
 A translated edition of the book translates what the figure's HTML says in
-words (:func:`map_texts`: its title, description and fallback, and the data's
-strings under :data:`TEXT_KEYS`); the labels the script writes itself come
-from the page (``window.selfattnText``, see ``figures.js``). Words that carry
-computed values are :class:`Words`: the HTML keeps their English template and
-values, the translation is of the template, and the values are filled in after,
-so one catalog fits every build's numbers.
+words (its title, description and fallback, and the data's strings under
+:data:`TEXT_KEYS`; the book's build does it, in ``_ext/translation/figure_words.py``);
+the labels the script writes itself come from the page (``window.selfattnText``,
+see ``figures.js``). Words that carry computed values are :class:`Words`: the
+HTML keeps their English template and values, the translation is of the
+template, and the values are filled in after, so one catalog fits every build's
+numbers.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ import html
 import io
 import json
 import math
-import re
 import uuid
 from collections.abc import Callable
 from functools import cache
@@ -47,13 +47,6 @@ PNG_DPI = 150
 # legends, the notes a step or state shows): translated with the title and description.
 TEXT_KEYS = ("label", "note", "notes")
 FALLBACK = "This interactive figure needs JavaScript; the description above gives what it shows."
-# The parts of a figure's HTML that hold words: (opening tag, text, closing tag).
-FIGURE = re.compile(r'<figure class="sa-fig".*?</figure>', re.S)
-WORDS = re.compile(r'(<(figcaption|p) class="sa-(?:title|sr|fallback)"[^>]*>)([^<]*)(</\2>)')
-DATA = re.compile(r'(<script type="application/json" class="sa-data">)(.*?)(</script>)', re.S)
-# Where a figure keeps the templates of its data's Words: [[path into the data, words], ...].
-TEMPLATES = re.compile(r'(<script type="application/json" class="sa-words">)(.*?)(</script>)', re.S)
-TEMPLATE = re.compile(r'data-words="([^"]*)"')
 
 Value = Union[str, int, float, "Words", list["Value"]]
 
@@ -129,12 +122,6 @@ def _english(value, found: list, path: tuple = ()):
     return value
 
 
-def _put(data, path: list, value) -> None:
-    for step in path[:-1]:
-        data = data[step]
-    data[path[-1]] = value
-
-
 @cache
 def script() -> str:
     """The figure script with its stylesheet inside and a version stamp (same text every call)."""
@@ -149,59 +136,6 @@ def embedded_json(data: dict) -> str:
     """``data`` as JSON safe inside a ``<script>`` element."""
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return text.replace("</", "<\\/").replace("<!--", "<\\!--")
-
-
-def _data_texts(value, change: Callable[[str], str], words: bool = False):
-    """``value`` (a figure's data) with ``change`` applied to its words: every string under a key of
-    TEXT_KEYS (``words``: ``value`` is under one)."""
-    if isinstance(value, str):
-        return change(value) if words else value
-    if isinstance(value, list):
-        return [_data_texts(item, change, words) for item in value]
-    if isinstance(value, dict):
-        return {key: _data_texts(item, change, words or key in TEXT_KEYS) for key, item in value.items()}
-    return value
-
-
-def _unembedded(text: str):
-    return json.loads(text.replace("<\\/", "</").replace("<\\!--", "<!--"))
-
-
-def map_texts(page: str, change: Callable[[str], str]) -> str:
-    """``page`` with ``change`` applied to every text of its figures a reader reads as words.
-
-    The texts, in order: each figure's title, description and fallback, then its data's strings
-    under :data:`TEXT_KEYS`, then the templates of its data's Words. For :class:`Words`,
-    ``change`` gets the template (and those of the Words among its values), and the values are
-    filled in after. Everything else is kept as it is, byte for byte.
-    """
-
-    def words(match: re.Match) -> str:
-        opening, _, text, closing = match.groups()
-        template = TEMPLATE.search(opening)
-        if template:
-            text = Words.from_json(json.loads(html.unescape(template.group(1)))).render(change)
-        else:
-            text = change(html.unescape(text))
-        return opening + html.escape(text) + closing
-
-    def figure(match: re.Match) -> str:
-        fig = WORDS.sub(words, match.group())
-        templates = TEMPLATES.search(fig)
-        placed = _unembedded(templates.group(2)) if templates else []
-
-        def data(found: re.Match) -> str:
-            value = _unembedded(found.group(2))
-            for path, _ in placed:
-                _put(value, path, None)  # not offered as plain text: its template is
-            value = _data_texts(value, change)
-            for path, template in placed:
-                _put(value, path, Words.from_json(template).render(change))
-            return found.group(1) + embedded_json(value) + found.group(3)
-
-        return DATA.sub(data, fig)
-
-    return FIGURE.sub(figure, page)
 
 
 def rounded(values, digits: int = 3):

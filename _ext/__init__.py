@@ -1,0 +1,19 @@
+"""The book's Sphinx extensions, each named in ``_config.yml`` (``sphinx: local_extensions``).
+
+- ``live_code``: live code on every chapter page (thebe, self-hosted; Binder or a local server);
+- ``katex_math``: math typeset by KaTeX when the book is built;
+- ``figure_script``: one copy of the interactive figures' script per page;
+- ``joined_streams``: what a cell prints, as one block per stream, exactly as printed;
+- ``chapter_outputs``: every chapter read again when the package it runs has changed;
+- ``bib_labels``: bibliography labels in the citations' author-year form;
+- ``lean_theme``: the theme without what the pages do not show;
+- ``brand``: the logo, small, beside the title;
+- ``build_stamp``: the version, build date and commit in the footer and on the PDF's title page;
+- ``pdf_link``: the site links to the PDF edition once ``make pdf`` has built it;
+- ``edition_links``: each page links to the same page in the other language's edition;
+- ``chinese_edition``: the Chinese edition's title, PDF settings and search;
+- ``translation``: what Sphinx's translation machinery misses (one module per gap);
+- ``npm_dependency``: the browser libraries the site serves, from ``node_modules``.
+
+They import one another as ``_ext.<module>``, from the repository's root.
+"""

@@ -1,0 +1,83 @@
+"""Execute the book's chapters into the execution cache, one chapter per core at a time.
+
+Every chapter of ``_toc.yml`` that is a notebook is staged in jupyter-cache's project and run by
+jupyter-cache's own executor (``local-serial``: in the chapter's folder, with the timeout and
+``allow_errors`` of ``_config.yml``), each chapter in a process of its own, as many at once as
+the machine has cores, so a chapter that trains for minutes holds up no other. A chapter whose
+code cells are cached already is not run again. The build then reads the outputs from the cache
+(``execute_notebooks: cache``) and runs nothing itself.
+
+Jupyter-cache keys a notebook by its code cells, not by the package they import; so when the
+package's code changed since the last run (:func:`selfattn.cache.code_digest`), every chapter
+runs again. Two chapters that need the same trained model do not both train it: the run cache
+lets one train while the other waits (``selfattn.cache.claimed``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from jupyter_cache import get_cache
+from jupyter_cache.executors import load_executor
+from myst_nb.core.read import is_myst_markdown_notebook
+from sphinx_external_toc.parsing import parse_toc_yaml
+
+from selfattn.cache import code_digest, every_module
+from tools import ALLOW_ERRORS, CELL_TIMEOUT, ROOT
+
+CACHE = ROOT / "_build" / ".jupyter_cache"
+# The package's digest when the cache's outputs were made.
+STAMP = ROOT / "_build" / ".package.sha256"
+# MyST-NB's reader of text notebooks, as jupyter-cache names its plugin (``jcache.readers``).
+READER = {"name": "myst_nb_md", "type": "plugin"}
+
+
+def chapters(toc: Path = ROOT / "_toc.yml") -> list[Path]:
+    """The notebooks among the book's pages, in the order of its table of contents."""
+    pages = [ROOT / f"{docname}.md" for docname in parse_toc_yaml(toc)]
+    return [page for page in pages if page.is_file() and is_myst_markdown_notebook(page.read_text("utf-8"))]
+
+
+def _run(pk: int) -> tuple[int, bool, float]:
+    """Execute the staged notebook ``pk`` (in a process of its own); (pk, succeeded, seconds)."""
+    start = time.perf_counter()
+    executor = load_executor("local-serial", get_cache(CACHE), logger=logging.getLogger(__name__))
+    result = executor.run_and_cache(filter_pks=[pk], timeout=CELL_TIMEOUT, allow_errors=ALLOW_ERRORS)
+    return pk, not (result.excepted or result.errored), time.perf_counter() - start
+
+
+def execute(pages: list[Path], jobs: int | None = None) -> None:
+    """Run every page of ``pages`` whose outputs are not cached; exit with each failure's traceback.
+
+    Outputs made by another version of the package are forgotten first.
+    """
+    cache, digest = get_cache(CACHE), code_digest(every_module())
+    if CACHE.exists() and (not STAMP.is_file() or STAMP.read_text() != digest):
+        print("The package changed since the chapters last ran: every chapter runs again.")
+        cache.clear_cache()
+    STAMP.parent.mkdir(parents=True, exist_ok=True)
+    STAMP.write_text(digest)
+    staged = [cache.add_nb_to_project(str(page), read_data=READER) for page in pages]
+    todo = cache.list_unexecuted(filter_pks=[record.pk for record in staged])
+    if not todo:
+        return
+    jobs = jobs or os.cpu_count() or 1
+    print(f"Executing {len(todo)} of the {len(staged)} chapters, {jobs} at a time.", flush=True)
+    names = {record.pk: Path(record.uri).relative_to(ROOT) for record in todo}
+    failed = []
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        for pk, succeeded, seconds in pool.map(_run, names):
+            print(f"  {names[pk]}: {'executed' if succeeded else 'FAILED'} in {seconds:.0f} s", flush=True)
+            if not succeeded:
+                failed.append(pk)
+    if failed:
+        tracebacks = [f"{names[pk]}:\n{cache.get_project_record(pk).traceback}" for pk in failed]
+        raise SystemExit("A chapter failed to execute:\n\n" + "\n\n".join(tracebacks))
+
+
+if __name__ == "__main__":
+    execute(chapters())
