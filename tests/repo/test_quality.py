@@ -1,5 +1,5 @@
 """Code and prose quality as tests, so CI enforces them: ruff lint and format on the Python, ESLint on
-the two browser scripts, and a spell check."""
+the JavaScript (two browser scripts, and the build's KaTeX render script), and a spell check."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ from tests.helpers import npm_bin
 from tools import ROOT
 
 PYTHON = ["code", "tests", "benchmarks", "tools", "_ext"]
-JAVASCRIPT = ["code/selfattn/figures/figures.js", "_ext/live_code_static/live-code.js"]
+JAVASCRIPT = [
+    "code/selfattn/figures/figures.js",
+    "_ext/live_code_static/live-code.js",
+    "_ext/katex_render.js",
+]
 # Words codespell mistakes for typos (lower case); add one here rather than misspell on purpose.
 ALLOWED_WORDS: list[str] = []
 
