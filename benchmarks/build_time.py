@@ -1,14 +1,15 @@
 """How long the book takes to build: cold, warm, and after a prose edit.
 
-Clones the repository's last commit into a temporary folder and builds it there as ``make book``
-does (the PDF edition when XeLaTeX is installed, then the site, both with ``tools.build``), using
-this Python environment:
+Clones the repository's last commit (or ``--commit``'s) into a temporary folder and builds it
+there as ``make book`` does (the PDF editions when XeLaTeX is installed, then the sites, English
+and Chinese, all with ``tools.build``), using this Python environment and this checkout's
+``node_modules`` (``npm ci`` installs the same packages from the same lock):
 
 - **cold**: the fresh clone, with empty caches: every chapter executed, every model trained;
 - **warm**: the same again, nothing changed;
 - **prose edit**: after a sentence is added to the text of one chapter.
 
-    python -m benchmarks.build_time [--keep]
+    python -m benchmarks.build_time [--commit REV] [--keep]
 
 Prints each time next to its budget and exits 1 if any is over it.
 """
@@ -35,7 +36,13 @@ def build(clone: Path) -> float:
     """Build ``clone`` as ``make book`` does; return the wall time in seconds."""
     env = dict(os.environ, SELFATTN_RUN_CACHE=str(clone / "_build" / "runs"), PYTHONPATH=str(clone / "code"))
     command = [sys.executable, "-m", "tools.build", "-W", "-n", "--keep-going"]
-    builds = [command + ["--builder", "pdflatex"], command] if shutil.which("xelatex") else [command]
+    editions = [[], ["--language", "zh_CN"]]
+    pdfs = (
+        [[*command, *edition, "--builder", "pdflatex"] for edition in editions]
+        if shutil.which("xelatex")
+        else []
+    )
+    builds = [*pdfs, *([*command, *edition] for edition in editions)]
     start = time.perf_counter()
     for args in builds:
         result = subprocess.run(args, cwd=clone, env=env, capture_output=True, text=True)
@@ -46,11 +53,16 @@ def build(clone: Path) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--commit", default="HEAD", help="the commit to build (default: HEAD)")
     parser.add_argument("--keep", action="store_true", help="keep the clone and its build")
     args = parser.parse_args(argv)
     folder = Path(tempfile.mkdtemp(prefix="selfattn-build-"))
     clone = folder / "book"
+    if not (ROOT / "node_modules").is_dir():
+        raise SystemExit(f"no node_modules in {ROOT}: run `npm ci` there first (make book does)")
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", args.commit], check=True)
+    (clone / "node_modules").symlink_to(ROOT / "node_modules")
     try:
         times = {"cold": build(clone), "warm": build(clone)}
         with open(clone / EDITED, "a", encoding="utf-8") as chapter:

@@ -57,6 +57,9 @@ def config_for(output: Path, language: str | None) -> Path:
 
 def main(argv: Sequence[str]) -> None:
     argv = list(argv)
+    if {"-h", "--help"} & set(argv):  # this tool's options, then jupyter-book build's
+        print(__doc__)
+        jupyter_book(["build", "--help"], prog_name="jupyter-book")
     language = _option(argv, "--language")
     toc = _option(argv, "--toc")
     output = _option(argv, "--path-output")
