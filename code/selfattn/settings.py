@@ -57,11 +57,6 @@ def setting(default: Any, help: str, **rule: Any) -> Any:
     return field(default=default, metadata={"rule": Rule(help, **rule)})
 
 
-def rule_of(config_class: type, name: str) -> Rule:
-    """The declared rule of one field."""
-    return next(f.metadata["rule"] for f in fields(config_class) if f.name == name)
-
-
 def checked(cls: type) -> type:
     """Make ``cls`` a frozen dataclass whose fields are checked whenever one is made.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from pathlib import Path
 
 import pytest
 import torch
@@ -16,7 +17,7 @@ from selfattn.corpus import load_corpus
 from selfattn.data import load_text
 from selfattn.models import generate
 from selfattn.tokenizers import CharTokenizer
-from tests.helpers import chapter, figure_alts, shows_source
+from tests.helpers import chapter, code_blocks, figure_alts, shows_source
 
 FLOAT_INDEX_ERROR = (
     "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
@@ -72,6 +73,31 @@ def _number_after(text: str, phrase: str) -> float:
     return float(match.group(1).replace(",", ""))
 
 
+def _printed(path: Path, label: str) -> str:
+    """What the one cell that prints ``label`` shows after it, in its own output."""
+    blocks = code_blocks(path)
+    cells = [i for i, block in enumerate(blocks) if f'print("{label}"' in block]
+    assert len(cells) == 1, f"one cell prints {label!r}"
+    output = blocks[cells[0] + 1] if cells[0] + 1 < len(blocks) else ""
+    values = [line[len(label) :].strip() for line in output.splitlines() if line.startswith(f"{label} ")]
+    assert len(values) == 1, f"the output of the cell that prints {label!r} shows it once:\n{output}"
+    return values[0]
+
+
+# What each check in "From text to vectors" prints, as the prose around it says: calling the
+# embedding is indexing its table, the two sentences are the same tokens, the head gives both the
+# same vector at ' today' but not at ' dog' / ' man', X is tok + pos, yb is xb moved by one.
+TEXT_TO_VECTORS_CHECKS = {
+    "token_embedding(ids) equals token_embedding.weight[ids]:": "True",
+    "same tokens:": "True",
+    "the same (up to float rounding):": "True",
+    "at ' dog' / ' man', the same:": "False",
+    "X[0] equals tok[0] + pos[0]:": "True",
+    "every entry:": "True",
+    "yb is xb moved one to the left:": "True",
+}
+
+
 @pytest.mark.slow
 def test_prerequisites_page_shows_its_computed_numbers_and_errors(built_book):
     path, text = chapter(built_book, "prerequisites")
@@ -106,11 +132,17 @@ def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
     assert "4,225 numbers for characters, 2,525,766,049 for GPT-2's vocabulary" in text
     assert FLOAT_INDEX_ERROR in text
     assert "IndexError: index out of range in self" in text
-    assert text.count("True") >= 6, "the equality checks print True"
     assert "asks the model for 32 predictions" in text
     assert _number_after(text, "differ (by up to") > 0.01
     alts = figure_alts(path)
     assert len(alts) == 4 and all(len(alt) > 40 for alt in alts)
+
+
+@pytest.mark.slow
+def test_text_to_vectors_checks_print_what_the_chapter_says_they_print(built_book):
+    path, _ = chapter(built_book, "text-to-vectors")
+    shown = {label: _printed(path, label) for label in TEXT_TO_VECTORS_CHECKS}
+    assert shown == TEXT_TO_VECTORS_CHECKS
 
 
 @pytest.mark.slow

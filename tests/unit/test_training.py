@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import math
 
+import pytest
 import torch
 
-from selfattn import TrainConfig, estimate_loss, make_model, train
+from selfattn import TrainConfig, estimate_loss, make_model, threads, train
+from selfattn.threads import SMALL_WORK
 
 SHORT = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=100, eval_iters=20)
 
@@ -59,7 +61,34 @@ def test_estimate_loss_uses_eval_mode_and_no_gradients(corpus):
     assert abs(loss - 4.3) < 0.5
 
 
-def test_training_restores_the_thread_count(corpus):
+def test_large_training_runs_on_every_core_and_restores_the_thread_count(corpus, monkeypatch):
+    # Work just above the threshold, on the cheapest model; "every core" is made 2 so that a
+    # change shows even on a one-core machine.
+    block_size, n_embd = 8, 32
+    large = TrainConfig(
+        batch_size=SMALL_WORK // (block_size * n_embd) + 1,
+        block_size=block_size,
+        n_embd=n_embd,
+        head_size=n_embd,
+        max_iters=2,
+        eval_interval=1,
+        eval_iters=1,
+    )
+    monkeypatch.setattr(threads, "ALL_CORES", 2)
     before = torch.get_num_threads()
-    run(corpus, config=TrainConfig(max_iters=2, eval_iters=1))
-    assert torch.get_num_threads() == before
+    torch.set_num_threads(1)  # the package's default
+    try:
+        during = []
+        run(corpus, "bigram", large, progress=lambda _: during.append(torch.get_num_threads()))
+        assert during == [2, 2, 2], "the run itself uses every core"
+        assert torch.get_num_threads() == 1, "and the package's one thread is back afterwards"
+
+        def interrupt(event):
+            if event.step == 1:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            run(corpus, "bigram", large, progress=interrupt)
+        assert torch.get_num_threads() == 1, "also when the run is stopped"
+    finally:
+        torch.set_num_threads(before)
