@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import os
 import re
 from pathlib import Path
 
@@ -29,6 +30,11 @@ FIGURE_BIGRAM = "(history.val_loss[0] + history.final_val) / 2"
 
 # Positions in the toy sentence "Your journey starts with one step".
 YOUR, JOURNEY, STARTS = 0, 1, 2
+
+
+def reader_environment() -> dict[str, str]:
+    """The environment a reader's shell has: none of the import paths pytest adds."""
+    return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
 
 
 def locked_versions(lock: Path = ROOT / "requirements.lock") -> dict[str, str]:

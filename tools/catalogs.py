@@ -24,6 +24,7 @@ number.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -176,19 +177,26 @@ def problems(path: Path) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["update"]:
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.catalogs",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("update", help="merge the extracted English messages into the catalogs")
+    check = commands.add_parser("check", help="every message translated, none fuzzy, markup kept")
+    check.add_argument("catalogs", nargs="*", type=Path, help="the .po files (default: all)")
+    args = parser.parse_args(argv)
+    if args.command == "update":
         print(f"{len(update())} catalogs updated in {CATALOGS.relative_to(ROOT)}")
         update_script_texts()
         print(f"{TRANSLATED_SCRIPT_TEXTS.relative_to(ROOT)} updated from the scripts")
         return 0
-    if argv[:1] == ["check"]:
-        paths = [Path(p) for p in argv[1:]] or sorted(CATALOGS.glob("*.po"))
-        found = [line for path in paths for line in problems(path)] + script_problems()
-        done = f"{len(paths)} catalogs and the scripts' texts: every message translated, markup kept"
-        print("\n".join(found) if found else done)
-        return 1 if found else 0
-    print(__doc__)
-    return 2
+    paths = args.catalogs or sorted(CATALOGS.glob("*.po"))
+    found = [line for path in paths for line in problems(path)] + script_problems()
+    done = f"{len(paths)} catalogs and the scripts' texts: every message translated, markup kept"
+    print("\n".join(found) if found else done)
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

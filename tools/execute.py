@@ -1,5 +1,7 @@
 """Execute the book's chapters into the execution cache, one chapter per core at a time.
 
+    python -m tools.execute [--toc FILE] [--jobs N]    # tools.build runs it first
+
 Every chapter of ``_toc.yml`` that is a notebook is staged in jupyter-cache's project and run by
 jupyter-cache's own executor (``local-serial``: in the chapter's folder, with the timeout and
 ``allow_errors`` of ``_config.yml``), each chapter in a process of its own, as many at once as
@@ -15,6 +17,7 @@ lets one train while the other waits (``selfattn.cache.claimed``).
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import time
@@ -79,5 +82,15 @@ def execute(pages: list[Path], jobs: int | None = None) -> None:
         raise SystemExit("A chapter failed to execute:\n\n" + "\n\n".join(tracebacks))
 
 
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m tools.execute", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--toc", type=Path, default=ROOT / "_toc.yml", help="the table of contents (default: the book's)"
+    )
+    parser.add_argument("--jobs", type=int, default=None, help="chapters at once (default: one per core)")
+    args = parser.parse_args(argv)
+    execute(chapters(args.toc), args.jobs)
+
+
 if __name__ == "__main__":
-    execute(chapters())
+    main()

@@ -12,18 +12,22 @@ that is not to loopback is aborted, with no exception: thebe comes from the site
   says in plain words what went wrong and offers to try again, and the page throws no JavaScript
   exception.
 
-No page of either build, nor its live-code files, mentions unpkg.com.
+No page of either build, nor its live-code files, mentions unpkg.com. And ``make live`` itself, run
+as the README shows it, serves the book with a kernel and stops on Ctrl+C.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
+import urllib.request
 from dataclasses import replace
 from pathlib import Path
 
@@ -32,6 +36,7 @@ import torch
 import yaml
 
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
+from tests.helpers import reader_environment
 from tools import ROOT, live
 from tools.browser import offline_context
 from tools.serve import serve
@@ -296,3 +301,57 @@ def test_production_page_offline_says_what_went_wrong(sites, browser, serve_theb
             assert thebe_refused and all("/_thebe/" in url for url in thebe_refused), thebe_refused
         assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
         context.close()
+
+
+def test_make_live_serves_the_book_with_a_kernel_and_stops_on_ctrl_c(built_book, browser):
+    """``make live`` as the README shows it, from the repository's root: it builds, serves, prints
+    the URL; the chapter's live code reaches the kernel; Ctrl+C stops the site and the server."""
+    assert "`make live`" in (ROOT / "README.md").read_text(encoding="utf-8")
+    process = subprocess.Popen(
+        ["make", "live"],
+        cwd=ROOT,
+        env=reader_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job
+    )
+    lines: list[str] = []
+    try:
+        for line in process.stdout:
+            lines.append(line)
+            found = re.search(r"The book with live code: (http://127\.0\.0\.1:\d+/)", line)
+            if found:
+                break
+        assert found, "make live ended without serving:\n" + "".join(lines[-60:])
+        url = found.group(1)
+        context, visit = offline_context(browser)
+        page = context.new_page()
+        page.goto(url + "book/bigram.html")
+        page.locator(".live-code-button").click()
+        state = wait_for_state(page, {"ready", "failed"}, LAUNCH_TIMEOUT_MS)
+        assert state == "ready", page.locator(".live-code-button").inner_text()
+        init = page.locator("div.cell.tag_thebe-init")
+        assert "65 distinct symbols" in init.locator(STDOUT).inner_text(), "the thebe-init cell ran live"
+        assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
+        context.close()
+    finally:
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl+C in the reader's terminal
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
+    with pytest.raises(ProcessLookupError):
+        os.killpg(process.pid, 0)  # nothing of make live's own process group is left
+    with pytest.raises(OSError):
+        urllib.request.urlopen(url, timeout=5)
+    origin = f"--ServerApp.allow_origin={url.rstrip('/')}"
+    assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if origin in _read(p)], "the Jupyter server"
+
+
+def _read(cmdline: Path) -> str:
+    try:
+        return cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:  # the process ended meanwhile
+        return ""
