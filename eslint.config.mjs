@@ -18,26 +18,23 @@ const rules = {
   "no-use-before-define": ["error", { functions: false, variables: false }],
 };
 
+// One dialect of JavaScript for a set of files: where they run, and how they declare strict mode.
+const dialect = (files, sourceType, environment, strict) => ({
+  files,
+  languageOptions: { ecmaVersion: 2020, sourceType, globals: environment },
+  linterOptions: { reportUnusedDisableDirectives: "error" },
+  rules: { ...rules, strict: ["error", strict] },
+});
+
 export default [
   js.configs.recommended,
-  {
-    files: ["code/selfattn/figures/figures.js", "_ext/live_code_static/live-code.js"],
-    languageOptions: {
-      ecmaVersion: 2020,
-      sourceType: "script",
-      globals: globals.browser,
-    },
-    linterOptions: { reportUnusedDisableDirectives: "error" },
-    rules: { ...rules, strict: ["error", "function"] },
-  },
-  {
-    files: ["_ext/katex_render.js"],
-    languageOptions: {
-      ecmaVersion: 2020,
-      sourceType: "commonjs",
-      globals: globals.node,
-    },
-    linterOptions: { reportUnusedDisableDirectives: "error" },
-    rules: { ...rules, strict: ["error", "global"] },
-  },
+  // the site's scripts, in the browser
+  dialect(
+    ["code/selfattn/figures/figures.js", "_ext/live_code_static/live-code.js"],
+    "script",
+    globals.browser,
+    "function",
+  ),
+  // the build's KaTeX render script, under Node.js
+  dialect(["_ext/katex_render.js"], "commonjs", globals.node, "global"),
 ];
