@@ -1,5 +1,5 @@
-"""Part IV's modules: both forms of multi-head attention agree, every rung is causal,
-parameter counts follow the formula, dropout acts only in training."""
+"""Part IV's modules: both forms of multi-head attention agree, every rung is causal and builds
+its own blocks, parameter counts follow the formula, dropout acts only in training."""
 
 from __future__ import annotations
 
@@ -9,7 +9,15 @@ import pytest
 import torch
 
 from selfattn import make_model
-from selfattn.gpt import CausalSelfAttention, GPTLanguageModel, MultiHeadAttention
+from selfattn.gpt import (
+    AttentionBlock,
+    Block,
+    CausalSelfAttention,
+    GPTLanguageModel,
+    MultiHeadAttention,
+    PlainBlock,
+    ResidualBlock,
+)
 from selfattn.runs import LADDER
 from selfattn.training import MODELS
 
@@ -73,6 +81,28 @@ def test_parameter_count_follows_the_formula(name):
 def test_the_lecture_preset_has_the_lectures_size():
     c = LADDER["lecture"].config
     assert round(gpt_parameters(V, c.block_size, c.n_embd, c.n_layer) / 1e6, 1) == 10.8
+
+
+# What each rung's blocks are, and what they compute from their own parts.
+RUNG_BLOCKS = {
+    "multihead": (AttentionBlock, lambda b, x: b.sa(x)),
+    "ffwd": (PlainBlock, lambda b, x: b.ffwd(b.sa(x))),
+    "deep-plain": (PlainBlock, lambda b, x: b.ffwd(b.sa(x))),
+    "residual": (ResidualBlock, lambda b, x: (h := x + b.sa(x)) + b.ffwd(h)),
+    "layernorm": (Block, lambda b, x: (h := x + b.sa(b.ln1(x))) + b.ffwd(b.ln2(h))),
+}
+
+
+@pytest.mark.parametrize("name", list(RUNG_BLOCKS))
+def test_each_rung_stacks_its_own_blocks(name):
+    kind, computed = RUNG_BLOCKS[name]
+    config = LADDER[name].config
+    model = make_model(LADDER[name].kind, V, config)
+    assert [type(block) for block in model.blocks] == [kind] * config.n_layer
+    assert hasattr(model, "ln_f") == (kind is Block), "the final LayerNorm comes with LayerNorm"
+    x = torch.randn(2, config.block_size, config.n_embd)  # (B, T, C)
+    with torch.no_grad():
+        assert torch.allclose(model.blocks[0](x), computed(model.blocks[0], x), atol=1e-6)
 
 
 def test_dropout_acts_in_training_only():
