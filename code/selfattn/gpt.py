@@ -55,7 +55,7 @@ class CausalSelfAttention(nn.Module):
         k = self.key(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
         q = self.query(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
         v = self.value(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
-        wei = q @ k.transpose(-2, -1) * hs**-0.5  # (B, nh, T, T): scaled by 1/sqrt(head_size)
+        wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, nh, T, T): scaled by 1/sqrt(hs)
         wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, nh, T, T)
         wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)
         wei = self.attn_dropout(wei)
