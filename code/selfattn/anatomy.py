@@ -115,8 +115,9 @@ def gpt_trace(model: nn.Module, idx: torch.Tensor, layer: int = 0) -> dict[str, 
     """Run a GPT model on ``idx`` (B, T) and keep what block ``layer``'s parts and the output saw.
 
     Hooks on the model's own layers, not a re-implementation: ``x`` is the
-    block's input, ``wei`` the attention weights of every head at once, ``mid``
-    the residual stream between the block's two additions.
+    block's input, ``wei`` the attention weights of every head at once (what
+    ``CausalSelfAttention.attn_dropout`` receives, the place that class names for
+    watching them), ``mid`` the residual stream between the block's two additions.
     """
     block = model.blocks[layer]
     seen: dict[str, torch.Tensor] = {}

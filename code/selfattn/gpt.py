@@ -34,7 +34,11 @@ class MultiHeadAttention(nn.Module):
 
 
 class CausalSelfAttention(nn.Module):
-    """The same heads computed at once: each projection is one matrix, split into heads."""
+    """The same heads computed at once: each projection is one matrix, split into heads.
+
+    The attention weights reach the values through ``attn_dropout``: what it
+    receives is ``wei`` (B, nh, T, T), and ``anatomy.gpt_trace`` reads them there.
+    """
 
     def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float = 0.0) -> None:
         super().__init__()

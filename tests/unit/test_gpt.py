@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from selfattn import make_model
+from selfattn.anatomy import gpt_trace, heads_of, stages
 from selfattn.gpt import (
     AttentionBlock,
     Block,
@@ -103,6 +104,17 @@ def test_each_rung_stacks_its_own_blocks(name):
     x = torch.randn(2, config.block_size, config.n_embd)  # (B, T, C)
     with torch.no_grad():
         assert torch.allclose(model.blocks[0](x), computed(model.blocks[0], x), atol=1e-6)
+
+
+def test_gpt_trace_reads_the_attention_weights_the_block_uses():
+    """What gpt_trace keeps as ``wei`` is every head's softmax of its scores, as the heads compute it."""
+    torch.manual_seed(0)
+    model = GPTLanguageModel(V, 8, 32, 4, 2, dropout=0.1).eval()
+    seen = gpt_trace(model, torch.randint(V, (3, 8), generator=torch.Generator().manual_seed(1)))
+    with torch.no_grad():
+        heads = [stages(head, seen["ln1"]).wei for head in heads_of(model.blocks[0].sa)]  # nh x (B, T, T)
+    assert seen["wei"].shape == (3, 4, 8, 8)
+    assert torch.allclose(seen["wei"], torch.stack(heads, dim=1), atol=1e-6)
 
 
 def test_dropout_acts_in_training_only():
