@@ -129,7 +129,12 @@ def test_many_heads_page(built_book, ladder):
 def test_feed_forward_page(built_book, ladder):
     _, text = chapter(built_book, "feed-forward")
     assert f"to {ladder['ffwd'].final_val:.3f}, by" in text
-    assert "8,352 parameters" in text or "8,352" in text
+    block = PlainBlock(32, 4, 8)  # the chapter's block: n_embd 32, four heads, a context of 8
+    n_ffwd, n_sa = (sum(p.numel() for p in part.parameters()) for part in (block.ffwd, block.sa))
+    assert (
+        f"With {n_ffwd:,} parameters, the feed-forward layer is already the largest part of the block" in text
+    )
+    assert n_ffwd > n_sa, "larger than attention, its projection included"
 
 
 @pytest.mark.slow
