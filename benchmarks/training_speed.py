@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import torch
 
 from selfattn import ATTENTION, TrainConfig, load_corpus, make_model
-from selfattn.gpt import GPTLanguageModel, MultiHeadAttention
+from selfattn.gpt import GPTLanguageModel, MultiHeadAttention, MultiHeadLanguageModel
 from selfattn.runs import LADDER
 from selfattn.threads import ALL_CORES
 from tools import ROOT
@@ -83,8 +83,8 @@ def naive_estimate_loss(model: torch.nn.Module, splits: dict, cfg: TrainConfig) 
 
 
 def lecture_layout(model: torch.nn.Module, cfg: TrainConfig) -> None:
-    """Give each block of a GPT-style ``model`` the lecture's attention: separate heads, then a projection."""
-    if not isinstance(model, GPTLanguageModel) or cfg.dropout:
+    """Give each block of a Part IV ``model`` the lecture's attention: separate heads, then a projection."""
+    if not isinstance(model, (MultiHeadLanguageModel, GPTLanguageModel)) or cfg.dropout:
         return
     count = sum(p.numel() for p in model.parameters())
     for block in model.blocks:

@@ -51,8 +51,8 @@ def stages(head: HasProjections, x: torch.Tensor, causal: bool = True) -> Attent
     scaled = raw * k.shape[-1] ** -0.5  # (B, T, T)
     masked = scaled
     if causal:
-        future = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(diagonal=1)  # (T, T)
-        masked = scaled.masked_fill(future, float("-inf"))  # (B, T, T)
+        tril = torch.tril(torch.ones(T, T, device=x.device))  # (T, T): 1 on and below the diagonal
+        masked = scaled.masked_fill(tril == 0, float("-inf"))  # (B, T, T)
     wei = F.softmax(masked, dim=-1)  # (B, T, T)
     return AttentionStages(q, k, v, raw, scaled, masked, wei, wei @ v)
 
@@ -115,8 +115,9 @@ def gpt_trace(model: nn.Module, idx: torch.Tensor, layer: int = 0) -> dict[str, 
     """Run a GPT model on ``idx`` (B, T) and keep what block ``layer``'s parts and the output saw.
 
     Hooks on the model's own layers, not a re-implementation: ``x`` is the
-    block's input, ``wei`` the attention weights of every head at once, ``mid``
-    the residual stream between the block's two additions.
+    block's input, ``wei`` the attention weights of every head at once (what
+    ``CausalSelfAttention.attn_dropout`` receives, the place that class names for
+    watching them), ``mid`` the residual stream between the block's two additions.
     """
     block = model.blocks[layer]
     seen: dict[str, torch.Tensor] = {}

@@ -3,13 +3,14 @@
 ``MultiHeadAttention`` runs several ``Head``s side by side and joins their
 outputs; ``CausalSelfAttention`` computes the same with one weight per
 projection, split into heads. ``FeedForward`` transforms each position on its
-own. ``Block`` joins the two, with residual connections and LayerNorm, and
-``GPTLanguageModel`` stacks blocks between the embeddings and the scores.
+own. Each rung of the ladder stacks its own block between the embeddings and the
+scores: ``MultiHeadLanguageModel`` stacks ``AttentionBlock``s (attention alone),
+``FeedForwardLanguageModel`` ``PlainBlock``s (attention, then the feed-forward
+layer), ``ResidualLanguageModel`` ``ResidualBlock``s (both added to a residual
+stream), and ``GPTLanguageModel`` the GPT's ``Block``s, with LayerNorm.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import torch
 import torch.nn as nn
@@ -33,7 +34,11 @@ class MultiHeadAttention(nn.Module):
 
 
 class CausalSelfAttention(nn.Module):
-    """The same heads computed at once: each projection is one matrix, split into heads."""
+    """The same heads computed at once: each projection is one matrix, split into heads.
+
+    The attention weights reach the values through ``attn_dropout``: what it
+    receives is ``wei`` (B, nh, T, T), and ``anatomy.gpt_trace`` reads them there.
+    """
 
     def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float = 0.0) -> None:
         super().__init__()
@@ -54,7 +59,7 @@ class CausalSelfAttention(nn.Module):
         k = self.key(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
         q = self.query(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
         v = self.value(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
-        wei = q @ k.transpose(-2, -1) * hs**-0.5  # (B, nh, T, T): scaled by 1/sqrt(head_size)
+        wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, nh, T, T): scaled by 1/sqrt(hs)
         wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, nh, T, T)
         wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)
         wei = self.attn_dropout(wei)
@@ -79,37 +84,101 @@ class FeedForward(nn.Module):
         return self.net(x)  # (B, T, C)
 
 
-@dataclass(frozen=True)
-class Architecture:
-    """Which parts a model has: the rungs of the ladder from one head to a GPT."""
+class AttentionBlock(nn.Module):
+    """The first rung's block: communication alone, attention between positions."""
 
-    feed_forward: bool = True
-    residual: bool = True
-    layer_norm: bool = True
+    def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.sa = CausalSelfAttention(n_embd, n_head, block_size, dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.sa(x)  # (B, T, C)
 
 
-ARCHITECTURES = {
-    "multihead": Architecture(feed_forward=False, residual=False, layer_norm=False),
-    "plain": Architecture(residual=False, layer_norm=False),
-    "residual": Architecture(layer_norm=False),
-    "gpt": Architecture(),
-}
+class PlainBlock(AttentionBlock):
+    """Communication, then computation, stacked plainly: each part replaces ``x`` with its output."""
+
+    def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float = 0.0) -> None:
+        super().__init__(n_embd, n_head, block_size, dropout)  # self.sa
+        self.ffwd = FeedForward(n_embd, dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.sa(x)  # (B, T, C): what attention found
+        x = self.ffwd(x)  # (B, T, C): what the MLP computed from it
+        return x
+
+
+class ResidualBlock(PlainBlock):
+    """The plain block with residual connections: each part adds its output to ``x``."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.sa(x)  # (B, T, C): add what attention found
+        x = x + self.ffwd(x)  # (B, T, C): add what the MLP computed
+        return x
+
+
+class MultiHeadLanguageModel(LanguageModel):
+    """Token and position embeddings, ``n_layer`` blocks of ``block_type``, then scores.
+
+    With ``AttentionBlock``s this is the ladder's first rung, the attention model
+    with its one head replaced by ``n_head`` heads; the next two rungs change only
+    the block.
+    """
+
+    block_type: type[nn.Module] = AttentionBlock  # what each block computes
+
+    def __init__(
+        self,
+        vocab_size: int,
+        block_size: int,
+        n_embd: int,
+        n_head: int,
+        n_layer: int = 1,
+        dropout: float = 0.0,
+    ) -> None:
+        super().__init__()
+        self.block_size = block_size
+        self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
+        self.position_embedding_table = nn.Embedding(block_size, n_embd)
+        self.blocks = nn.Sequential(
+            *[self.block_type(n_embd, n_head, block_size, dropout) for _ in range(n_layer)]
+        )
+        self.lm_head = nn.Linear(n_embd, vocab_size)
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
+        T = idx.shape[1]  # idx: (B, T)
+        tok_emb = self.token_embedding_table(idx)  # (B, T, C)
+        pos_emb = self.position_embedding_table(torch.arange(T, device=idx.device))  # (T, C)
+        x = tok_emb + pos_emb  # (B, T, C)
+        x = self.blocks(x)  # (B, T, C)
+        logits = self.lm_head(x)  # (B, T, vocab_size)
+        loss = None if targets is None else next_token_loss(logits, targets)
+        return logits, loss
+
+
+class FeedForwardLanguageModel(MultiHeadLanguageModel):
+    """The multi-head model with a feed-forward layer after attention, in every block."""
+
+    block_type = PlainBlock
+
+
+class ResidualLanguageModel(MultiHeadLanguageModel):
+    """The same stack with residual connections: each block adds to the stream it reads."""
+
+    block_type = ResidualBlock
 
 
 class Block(nn.Module):
-    """Communication (attention between positions), then computation (per position)."""
+    """Communication, then computation, each reading a LayerNorm of ``x`` and adding to it."""
 
-    def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float, arch: Architecture) -> None:
+    def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float = 0.0) -> None:
         super().__init__()
-        self.residual = arch.residual
         self.sa = CausalSelfAttention(n_embd, n_head, block_size, dropout)
-        self.ffwd = FeedForward(n_embd, dropout) if arch.feed_forward else nn.Identity()
-        self.ln1 = nn.LayerNorm(n_embd) if arch.layer_norm else nn.Identity()
-        self.ln2 = nn.LayerNorm(n_embd) if arch.layer_norm else nn.Identity()
+        self.ffwd = FeedForward(n_embd, dropout)
+        self.ln1 = nn.LayerNorm(n_embd)
+        self.ln2 = nn.LayerNorm(n_embd)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if not self.residual:  # a plain stack: each part replaces x
-            return self.ffwd(self.sa(x))  # (B, T, C)
         x = x + self.sa(self.ln1(x))  # (B, T, C): add what attention found
         x = x + self.ffwd(self.ln2(x))  # (B, T, C): add what the MLP computed
         return x
@@ -126,20 +195,17 @@ class GPTLanguageModel(LanguageModel):
         n_head: int,
         n_layer: int,
         dropout: float = 0.0,
-        arch: Architecture = ARCHITECTURES["gpt"],
     ) -> None:
         super().__init__()
         self.block_size = block_size
         self.token_embedding_table = nn.Embedding(vocab_size, n_embd)
         self.position_embedding_table = nn.Embedding(block_size, n_embd)
-        self.blocks = nn.Sequential(
-            *[Block(n_embd, n_head, block_size, dropout, arch) for _ in range(n_layer)]
-        )
-        self.ln_f = nn.LayerNorm(n_embd) if arch.layer_norm else nn.Identity()
+        self.blocks = nn.Sequential(*[Block(n_embd, n_head, block_size, dropout) for _ in range(n_layer)])
+        self.ln_f = nn.LayerNorm(n_embd)  # the final LayerNorm
         self.lm_head = nn.Linear(n_embd, vocab_size)
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
-        B, T = idx.shape
+        T = idx.shape[1]  # idx: (B, T)
         tok_emb = self.token_embedding_table(idx)  # (B, T, C)
         pos_emb = self.position_embedding_table(torch.arange(T, device=idx.device))  # (T, C)
         x = tok_emb + pos_emb  # (B, T, C)

@@ -50,7 +50,7 @@ class Head(nn.Module):
         self.register_buffer("tril", torch.tril(ones))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        B, T, C = x.shape
+        T = x.shape[1]  # x: (B, T, C)
         k = self.key(x)  # (B, T, hs)
         q = self.query(x)  # (B, T, hs)
         # scores: how much each position attends to each other position
@@ -82,7 +82,7 @@ class AttentionLanguageModel(LanguageModel):
         self.lm_head = nn.Linear(head_size, vocab_size)
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
-        B, T = idx.shape
+        T = idx.shape[1]  # idx: (B, T)
         tok_emb = self.token_embedding_table(idx)  # (B, T, C)
         positions = torch.arange(T, device=idx.device)  # (T,)
         pos_emb = self.position_embedding_table(positions)  # (T, C)
@@ -96,7 +96,7 @@ class AttentionLanguageModel(LanguageModel):
 def next_token_loss(logits: torch.Tensor, targets: torch.Tensor):
     """Cross-entropy of every position's scores against its next token."""
     B, T, V = logits.shape
-    logits = logits.view(B * T, V)  # (B*T, V)
+    logits = logits.reshape(B * T, V)  # (B*T, V)
     targets = targets.reshape(B * T)  # (B*T,)
     return F.cross_entropy(logits, targets)
 

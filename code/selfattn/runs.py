@@ -43,11 +43,13 @@ class Rung:
 # The first five keep Part II's sizes (n_embd 32, context 8); the small GPT is the largest model
 # this book trains on a CPU. Its evaluations average 50 batches, not 200: each of its batches holds
 # four times the positions, and at 200 a third of its training time went on evaluating. "lecture"
-# is the GPU-scale setting of the lecture this part follows.
+# is the GPU-scale setting of the lecture this part follows. A model kind is named after the rung
+# that first trains it ("multihead", "ffwd", "residual"), the complete GPT "gpt"; "deep-plain" is
+# the ffwd model three blocks deep.
 LADDER = {
     "multihead": Rung("multihead", replace(ATTENTION, n_head=4), "four heads of 8 instead of one of 32"),
-    "ffwd": Rung("plain", replace(ATTENTION, n_head=4), "a feed-forward layer after attention"),
-    "deep-plain": Rung("plain", replace(ATTENTION, n_head=4, n_layer=3), "three blocks, stacked plainly"),
+    "ffwd": Rung("ffwd", replace(ATTENTION, n_head=4), "a feed-forward layer after attention"),
+    "deep-plain": Rung("ffwd", replace(ATTENTION, n_head=4, n_layer=3), "three blocks, stacked plainly"),
     "residual": Rung("residual", replace(ATTENTION, n_head=4, n_layer=3), "residual connections"),
     "layernorm": Rung("gpt", replace(ATTENTION, n_head=4, n_layer=3), "pre-norm LayerNorm and a final one"),
     "small-gpt": Rung(

@@ -14,17 +14,30 @@ from selfattn.batches import get_batch
 from selfattn.config import LARGEST_SEED, TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.errors import ConfigError
-from selfattn.gpt import ARCHITECTURES, GPTLanguageModel
+from selfattn.gpt import (
+    FeedForwardLanguageModel,
+    GPTLanguageModel,
+    MultiHeadLanguageModel,
+    ResidualLanguageModel,
+)
 from selfattn.models import AttentionLanguageModel, BigramLanguageModel, LanguageModel
 from selfattn.threads import threads_for
 
-MODELS = ("bigram", "attention", *ARCHITECTURES)
+# Part IV's models: each kind is named after the rung of selfattn.runs.LADDER that first trains it,
+# the complete GPT "gpt".
+LADDER_MODELS: dict[str, type[LanguageModel]] = {
+    "multihead": MultiHeadLanguageModel,
+    "ffwd": FeedForwardLanguageModel,
+    "residual": ResidualLanguageModel,
+    "gpt": GPTLanguageModel,
+}
+MODELS = ("bigram", "attention", *LADDER_MODELS)
 # Config fields a kind of model does not read (the scripts offer no flag for them).
 PART_IV_ONLY = {"n_head", "n_layer", "dropout"}
 UNUSED = {
     "bigram": {"n_embd", "head_size", *PART_IV_ONLY},
     "attention": PART_IV_ONLY,
-    **{kind: {"head_size"} for kind in ARCHITECTURES},
+    **{kind: {"head_size"} for kind in LADDER_MODELS},
 }
 
 
@@ -62,8 +75,8 @@ class Progress:
 def make_model(kind: str, vocab_size: int, config: TrainConfig) -> LanguageModel:
     """Build a ``kind`` model (one of ``MODELS``) with weights drawn from ``config.seed``.
 
-    ``"bigram"`` and ``"attention"`` are Part II's models; the others are rungs of
-    the ladder to a GPT (``selfattn.gpt.ARCHITECTURES``).
+    ``"bigram"`` and ``"attention"`` are Part II's models; the others are the
+    ladder's models on the way to a GPT (``LADDER_MODELS``).
     """
     if kind not in MODELS:
         raise ConfigError(f"kind={kind!r}: choose one of {', '.join(MODELS)}.")
@@ -72,9 +85,8 @@ def make_model(kind: str, vocab_size: int, config: TrainConfig) -> LanguageModel
         return BigramLanguageModel(vocab_size)
     if kind == "attention":
         return AttentionLanguageModel(vocab_size, config.block_size, config.n_embd, config.head_size)
-    c = config
-    return GPTLanguageModel(
-        vocab_size, c.block_size, c.n_embd, c.n_head, c.n_layer, c.dropout, ARCHITECTURES[kind]
+    return LADDER_MODELS[kind](
+        vocab_size, config.block_size, config.n_embd, config.n_head, config.n_layer, config.dropout
     )
 
 

@@ -97,7 +97,7 @@ def test_the_real_head_without_the_scale_starts_saturated(newborn, val_rows):
 def test_untrained_loss_is_the_hand_computed_cross_entropy_near_ln_65(corpus, newborn):
     xb, yb = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(0))
     logits, loss = newborn(xb, yb)
-    probs = F.softmax(logits.view(256, V), dim=-1)
+    probs = F.softmax(logits.reshape(256, V), dim=-1)
     by_hand = -probs[torch.arange(256), yb.reshape(256)].log().mean()
     assert torch.allclose(by_hand, loss)
     assert abs(loss.item() - math.log(V)) < 0.15

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import html
+import inspect
 import json
 import math
 import re
@@ -17,7 +18,7 @@ import torch
 
 from _ext.figure_script import one_copy
 from _ext.translation.figure_words import map_texts
-from selfattn import ConfigError, get_batch, make_model
+from selfattn import AttentionLanguageModel, ConfigError, get_batch, make_model
 from selfattn.anatomy import trace
 from selfattn.figures import (
     FIGURES,
@@ -29,7 +30,7 @@ from selfattn.figures import (
     score_table,
     training_curve,
 )
-from selfattn.figures.mechanism import head_stages
+from selfattn.figures.mechanism import WALK_CODE, head_stages
 from selfattn.figures.output import FALLBACK, Words, script
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, figure_messages
 from tools.figure_page import draw
@@ -173,6 +174,7 @@ def test_embedded_numbers_are_the_models(figures, names):
 
     walk = figures["shape-walk"].data["stops"]
     assert [stop["shape"] for stop in walk] == [[4, 8], [4, 8, 32], [4, 8, 32], [4, 8, 32], [4, 8, 65]]
+    assert {stop["label"]: stop["code"] for stop in walk[1:]} == WALK_CODE
 
     curve = figures["training"].data
     assert curve["val"] == [round(v, 4) for v in history.val_loss] and curve["steps"] == history.steps
@@ -194,6 +196,13 @@ def test_embedded_numbers_are_the_models(figures, names):
     toy = names["toy"]
     assert [snap["step"] for snap in steps["snapshots"]] == sorted(toy.snapshots)
     assert steps["snapshots"][-1]["w"] == [[round(w, 3) for w in row] for row in toy.snapshots[200].tolist()]
+
+
+def test_the_shape_walk_shows_lines_the_attention_model_runs():
+    """Each stop's code is a line of AttentionLanguageModel.forward as written, its comment left out."""
+    lines = inspect.getsource(AttentionLanguageModel.forward).splitlines()
+    written = {line.split("  #")[0].strip() for line in lines}
+    assert [code for code in WALK_CODE.values() if code not in written] == []
 
 
 def test_averaging_figure_shows_the_torch_steps_and_the_product(figures, names):

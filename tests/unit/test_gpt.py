@@ -1,5 +1,5 @@
-"""Part IV's modules: both forms of multi-head attention agree, every rung is causal,
-parameter counts follow the formula, dropout acts only in training."""
+"""Part IV's modules: both forms of multi-head attention agree, every rung is causal and builds
+its own blocks, parameter counts follow the formula, dropout acts only in training."""
 
 from __future__ import annotations
 
@@ -9,7 +9,16 @@ import pytest
 import torch
 
 from selfattn import make_model
-from selfattn.gpt import CausalSelfAttention, GPTLanguageModel, MultiHeadAttention
+from selfattn.anatomy import gpt_trace, heads_of, stages
+from selfattn.gpt import (
+    AttentionBlock,
+    Block,
+    CausalSelfAttention,
+    GPTLanguageModel,
+    MultiHeadAttention,
+    PlainBlock,
+    ResidualBlock,
+)
 from selfattn.runs import LADDER
 from selfattn.training import MODELS
 
@@ -70,9 +79,45 @@ def test_parameter_count_follows_the_formula(name):
     assert sum(p.numel() for p in model.parameters()) == gpt_parameters(V, c.block_size, c.n_embd, c.n_layer)
 
 
-def test_the_lecture_preset_has_the_lectures_size():
-    c = LADDER["lecture"].config
-    assert round(gpt_parameters(V, c.block_size, c.n_embd, c.n_layer) / 1e6, 1) == 10.8
+def test_the_lecture_preset_builds_a_model_of_the_lectures_size():
+    """The lecture reports 10.8 M parameters, and the preset's description says so: the model has them."""
+    rung = LADDER["lecture"]
+    model = make_model(rung.kind, V, rung.config)
+    size = f"{sum(p.numel() for p in model.parameters()) / 1e6:.1f} M parameters"
+    assert size == "10.8 M parameters" and size in rung.what
+
+
+# What each rung's blocks are, and what they compute from their own parts.
+RUNG_BLOCKS = {
+    "multihead": (AttentionBlock, lambda b, x: b.sa(x)),
+    "ffwd": (PlainBlock, lambda b, x: b.ffwd(b.sa(x))),
+    "deep-plain": (PlainBlock, lambda b, x: b.ffwd(b.sa(x))),
+    "residual": (ResidualBlock, lambda b, x: (h := x + b.sa(x)) + b.ffwd(h)),
+    "layernorm": (Block, lambda b, x: (h := x + b.sa(b.ln1(x))) + b.ffwd(b.ln2(h))),
+}
+
+
+@pytest.mark.parametrize("name", list(RUNG_BLOCKS))
+def test_each_rung_stacks_its_own_blocks(name):
+    kind, computed = RUNG_BLOCKS[name]
+    config = LADDER[name].config
+    model = make_model(LADDER[name].kind, V, config)
+    assert [type(block) for block in model.blocks] == [kind] * config.n_layer
+    assert hasattr(model, "ln_f") == (kind is Block), "the final LayerNorm comes with LayerNorm"
+    x = torch.randn(2, config.block_size, config.n_embd)  # (B, T, C)
+    with torch.no_grad():
+        assert torch.allclose(model.blocks[0](x), computed(model.blocks[0], x), atol=1e-6)
+
+
+def test_gpt_trace_reads_the_attention_weights_the_block_uses():
+    """What gpt_trace keeps as ``wei`` is every head's softmax of its scores, as the heads compute it."""
+    torch.manual_seed(0)
+    model = GPTLanguageModel(V, 8, 32, 4, 2, dropout=0.1).eval()
+    seen = gpt_trace(model, torch.randint(V, (3, 8), generator=torch.Generator().manual_seed(1)))
+    with torch.no_grad():
+        heads = [stages(head, seen["ln1"]).wei for head in heads_of(model.blocks[0].sa)]  # nh x (B, T, T)
+    assert seen["wei"].shape == (3, 4, 8, 8)
+    assert torch.allclose(seen["wei"], torch.stack(heads, dim=1), atol=1e-6)
 
 
 def test_dropout_acts_in_training_only():

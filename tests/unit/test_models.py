@@ -32,13 +32,18 @@ def test_logits_are_b_t_v_and_the_loss_a_scalar_only_with_targets():
         assert loss is None
 
 
-def test_sequences_up_to_block_size_run_and_a_longer_one_is_an_index_error():
+def test_sequences_up_to_block_size_run_and_a_longer_one_finds_no_position_row():
+    """The chapters catch the IndexError of a too-long sequence: position block_size has no row."""
     model = attention_model(block_size=8, n_embd=16, head_size=12)
     for T in range(1, 9):
         logits, _ = model(torch.randint(V, (2, T)))
         assert logits.shape == (2, T, V)
-    with pytest.raises(IndexError, match="index out of range in self"):
+    asked = []
+    model.position_embedding_table.register_forward_pre_hook(lambda m, args: asked.append(args[0].tolist()))
+    with pytest.raises(IndexError):
         model(torch.zeros((1, 9), dtype=torch.long))
+    assert model.position_embedding_table.num_embeddings == 8
+    assert asked == [list(range(9))], "the position table was asked for positions 0 to 8, and failed there"
 
 
 def test_targets_change_the_loss_but_never_the_logits():

@@ -6,8 +6,6 @@ text and keep what its layers saw and returned.
 
 from __future__ import annotations
 
-import inspect
-
 import numpy as np
 import torch
 from matplotlib.figure import Figure as MplFigure
@@ -21,6 +19,15 @@ from selfattn.models import AttentionLanguageModel
 from selfattn.tokenizers import CharTokenizer
 
 LIT, DIM, NEXT = "#f3c26b", "#eceff2", "#009E73"
+
+# The line of ``AttentionLanguageModel.forward`` each stop of the shape walk shows, without its
+# comment; the tests hold every one to the model's source.
+WALK_CODE = {
+    "token embeddings": "tok_emb = self.token_embedding_table(idx)",
+    "+ positions": "x = tok_emb + pos_emb",
+    "attention": "x = self.sa_head(x)",
+    "logits": "logits = self.lm_head(x)",
+}
 
 
 def head_input(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> torch.Tensor:
@@ -164,12 +171,6 @@ def shape_walk(
     The rows of the small heatmaps are labelled with ``tokenizer``'s characters, or with ids.
     """
     seen = trace(model, idx)
-    forward = inspect.getsource(type(model).forward).splitlines()
-
-    def line(fragment: str) -> str:
-        """The line of the model's ``forward`` that holds ``fragment``, without its comment."""
-        return next(code for code in (row.split("  #")[0].strip() for row in forward) if fragment in code)
-
     B, T = idx.shape
     C, hs, V = seen["x"].shape[-1], seen["out"].shape[-1], seen["logits"].shape[-1]
     head_note = Words("equal to n_embd here, so its length stays" if hs == C else "so its length becomes")
@@ -185,7 +186,7 @@ def shape_walk(
         ),
         (
             "token embeddings",
-            line("token_embedding_table"),
+            WALK_CODE["token embeddings"],
             seen["tok_emb"],
             2,
             Words(
@@ -196,7 +197,7 @@ def shape_walk(
         ),
         (
             "+ positions",
-            line("tok_emb + pos_emb"),
+            WALK_CODE["+ positions"],
             seen["x"],
             None,
             Words(
@@ -208,7 +209,7 @@ def shape_walk(
         ),
         (
             "attention",
-            line("sa_head"),
+            WALK_CODE["attention"],
             seen["out"],
             2,
             Words(
@@ -220,7 +221,7 @@ def shape_walk(
         ),
         (
             "logits",
-            line("lm_head"),
+            WALK_CODE["logits"],
             seen["logits"],
             2,
             Words(
