@@ -143,7 +143,7 @@ def test_pieces_of_a_printed_line_show_as_one_line(tmp_path):
     (tmp_path / "_config.yml").write_text(
         "title: Streams\n"
         "execute: {execute_notebooks: 'off'}\n"
-        f'sphinx:\n  local_extensions: {{joined_streams: "{ROOT / "_ext"}"}}\n'
+        f'sphinx:\n  local_extensions: {{_ext.joined_streams: "{ROOT}"}}\n'
         "  config: {nb_merge_streams: false}\n"
     )
     jb = str(Path(sys.executable).with_name("jupyter-book"))
