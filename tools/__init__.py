@@ -5,7 +5,8 @@
 - ``tools.serve``: a built site on a loopback port;
 - ``tools.page_weight``: what a first visit to each page downloads, against the budget;
 - ``tools.figure_page``: the interactive figures as notebook cells, and the same figures drawn here;
-- ``tools.build``: ``jupyter-book build`` with the chapters executed on every core;
+- ``tools.build``: ``jupyter-book build``, after ``tools.execute`` has run the chapters into the
+  execution cache on every core;
 - ``tools.live``: ``make live``, the site with live code on a local Jupyter server;
 - ``tools.catalogs``: the Chinese edition's message catalogs, refreshed and checked.
 
