@@ -18,7 +18,6 @@ lets one train while the other waits (``selfattn.cache.claimed``).
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import time
@@ -36,8 +35,6 @@ from tools import ALLOW_ERRORS, CELL_TIMEOUT, ROOT
 CACHE = ROOT / "_build" / ".jupyter_cache"
 # The package's digest when the cache's outputs were made.
 STAMP = ROOT / "_build" / ".package.sha256"
-# How long each chapter took when it last ran, in seconds, by path: the longest start first.
-SECONDS = ROOT / "_build" / ".chapter-seconds.json"
 # MyST-NB's reader of text notebooks, as jupyter-cache names its plugin (``jcache.readers``).
 READER = {"name": "myst_nb_md", "type": "plugin"}
 
@@ -56,19 +53,6 @@ def _run(pk: int) -> tuple[int, bool, float]:
     return pk, not (result.excepted or result.errored), time.perf_counter() - start
 
 
-def longest_first(records: list) -> list:
-    """``records`` (in the book's order) in the order to start them: by how long each took when
-    it last ran, longest first. Chapters not yet timed start before those, the book's later ones
-    first: they train its larger models, and the chapters that need those models wait for them."""
-    took = json.loads(SECONDS.read_text()) if SECONDS.is_file() else {}
-
-    def start(at: int) -> tuple[int, float]:
-        seconds = took.get(str(Path(records[at].uri).relative_to(ROOT)))
-        return (0, -at) if seconds is None else (1, -seconds)
-
-    return [records[at] for at in sorted(range(len(records)), key=start)]
-
-
 def execute(pages: list[Path], jobs: int | None = None) -> None:
     """Run every page of ``pages`` whose outputs are not cached; exit with each failure's traceback.
 
@@ -82,21 +66,17 @@ def execute(pages: list[Path], jobs: int | None = None) -> None:
     STAMP.write_text(digest)
     staged = [cache.add_nb_to_project(str(page), read_data=READER) for page in pages]
     todo = cache.list_unexecuted(filter_pks=[record.pk for record in staged])
-    todo.sort(key=lambda record: pages.index(Path(record.uri)))
     if not todo:
         return
     jobs = jobs or os.cpu_count() or 1
     print(f"Executing {len(todo)} of the {len(staged)} chapters, {jobs} at a time.", flush=True)
-    names = {record.pk: str(Path(record.uri).relative_to(ROOT)) for record in longest_first(todo)}
-    took = json.loads(SECONDS.read_text()) if SECONDS.is_file() else {}
+    names = {record.pk: Path(record.uri).relative_to(ROOT) for record in todo}
     failed = []
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         for pk, succeeded, seconds in pool.map(_run, names):
             print(f"  {names[pk]}: {'executed' if succeeded else 'FAILED'} in {seconds:.0f} s", flush=True)
-            took[names[pk]] = round(seconds, 1)
             if not succeeded:
                 failed.append(pk)
-    SECONDS.write_text(json.dumps(took, indent=1, sort_keys=True))
     if failed:
         tracebacks = [f"{names[pk]}:\n{cache.get_project_record(pk).traceback}" for pk in failed]
         raise SystemExit("A chapter failed to execute:\n\n" + "\n\n".join(tracebacks))
