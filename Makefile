@@ -36,8 +36,12 @@ endef
 # Trained runs are kept here and shared by the HTML build, the PDF build and the tests
 # (selfattn/cache.py); the key covers the config, the data and the model and training source.
 RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
-# jupyter-book build, with the chapters executed on every core (tools/build.py)
+# jupyter-book build, with the chapters executed on every core first (tools/build.py)
 BUILD    := $(RUNS) $(BIN)/python -m tools.build -W -n --keep-going
+# The chapters into the execution cache alone, on every core (tools/execute.py). After it, the
+# two editions' builds share nothing but that cache, and each pair runs side by side (make -j2).
+EXECUTE  := $(RUNS) $(BIN)/python -m tools.execute
+SIDE_BY_SIDE := $(MAKE) -j2 --output-sync=target --no-print-directory
 
 # Python: every package at the version and with the hashes in requirements.lock (make lock
 # resolves it from requirements.txt); then the book's own package, editable, which pip does not
@@ -86,15 +90,26 @@ ifeq ($(HAVE_TEX),yes)
 	$(MAKE) pdf
 else
 	@echo "XeLaTeX not found: building the site without the PDF edition (make pdf says what to install)."
+	$(EXECUTE)
 endif
-	$(BUILD)
-	$(BUILD) --language zh_CN
+	$(SIDE_BY_SIDE) site-en site-zh
 
 ## pdf: build the PDF editions into $(PDF) and $(PDF_ZH)
 pdf: tex-check $(INSTALL)
-	$(BUILD) --builder pdflatex
-	$(BUILD) --language zh_CN --builder pdflatex
+	$(EXECUTE)
+	$(SIDE_BY_SIDE) pdf-en pdf-zh
 	@ls -l $(PDF) $(PDF_ZH)
+
+# Each edition's PDF and site, once the chapters are in the execution cache.
+.PHONY: pdf-en pdf-zh site-en site-zh
+pdf-en:
+	$(BUILD) --builder pdflatex
+pdf-zh:
+	$(BUILD) --language zh_CN --builder pdflatex
+site-en:
+	$(BUILD)
+site-zh:
+	$(BUILD) --language zh_CN
 
 ## translations: extract the English messages and merge them into the Chinese edition's catalogs
 ## (locale/zh_CN); new or changed messages then show up in `python -m tools.catalogs check`

@@ -86,14 +86,22 @@ def node_binary() -> str:
 
 def site_files(target: Path = ROOT / "_build" / f"katex-{KATEX_VERSION}-site") -> Path:
     """A static folder holding ``katex/katex.min.css`` (WOFF2 fonts only) and ``katex/fonts/``."""
-    folder = target / SITE_DIR
     dist = npm_dependency("katex") / "dist"  # checked on every build, even with the folder made
-    if not (folder / "katex.min.css").is_file():
-        (folder / "fonts").mkdir(parents=True, exist_ok=True)
-        for font in (dist / "fonts").glob("*.woff2"):
-            shutil.copy2(font, folder / "fonts" / font.name)
-        css = FALLBACK_FONTS.sub("", (dist / "katex.min.css").read_text(encoding="utf-8"))
-        (folder / "katex.min.css").write_text(css, encoding="utf-8")
+    if (target / SITE_DIR / "katex.min.css").is_file():
+        return target
+    # Made aside and moved into place at once: the two editions' sites are built side by side.
+    target.parent.mkdir(parents=True, exist_ok=True)
+    made = Path(tempfile.mkdtemp(dir=target.parent, prefix=f".{target.name}."))
+    folder = made / SITE_DIR
+    (folder / "fonts").mkdir(parents=True)
+    for font in (dist / "fonts").glob("*.woff2"):
+        shutil.copy2(font, folder / "fonts" / font.name)
+    css = FALLBACK_FONTS.sub("", (dist / "katex.min.css").read_text(encoding="utf-8"))
+    (folder / "katex.min.css").write_text(css, encoding="utf-8")
+    try:
+        made.rename(target)
+    except OSError:  # the other build was first: its folder holds the same files
+        shutil.rmtree(made)
     return target
 
 
