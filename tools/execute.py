@@ -59,11 +59,14 @@ def execute(pages: list[Path], jobs: int | None = None) -> None:
     Outputs made by another version of the package are forgotten first.
     """
     cache, digest = get_cache(CACHE), code_digest(every_module())
-    if CACHE.exists() and (not STAMP.is_file() or STAMP.read_text() != digest):
-        print("The package changed since the chapters last ran: every chapter runs again.")
-        cache.clear_cache()
-    STAMP.parent.mkdir(parents=True, exist_ok=True)
-    STAMP.write_text(digest)
+    if not STAMP.is_file() or STAMP.read_text() != digest:
+        if CACHE.exists():
+            print("The package changed since the chapters last ran: every chapter runs again.")
+            cache.clear_cache()
+        STAMP.parent.mkdir(parents=True, exist_ok=True)
+        written = STAMP.with_name(f"{STAMP.name}.{os.getpid()}")
+        written.write_text(digest)
+        written.replace(STAMP)  # at once: builds that run side by side read it
     staged = [cache.add_nb_to_project(str(page), read_data=READER) for page in pages]
     todo = cache.list_unexecuted(filter_pks=[record.pk for record in staged])
     if not todo:
