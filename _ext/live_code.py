@@ -100,7 +100,8 @@ def _drop_sphinx_thebe_css(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
     if "css_files" in context:
-        context["css_files"] = [css for css in context["css_files"] if css.filename != SPHINX_THEBE_CSS]
+        kept = [css for css in context["css_files"] if posixpath.basename(css.filename) != SPHINX_THEBE_CSS]
+        context["css_files"] = kept  # (Sphinx names them by their path in the site: _static/...)
 
 
 def _register_assets(app: Sphinx, config: Config) -> None:
