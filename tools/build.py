@@ -26,7 +26,7 @@ import yaml
 from jupyter_book.cli.main import main as jupyter_book
 
 from tools import CONFIG, MESSAGES, ROOT
-from tools.execute import CACHE, chapters, execute
+from tools.execute import BOOK_TOC, CACHE, chapters, execute
 
 
 def _option(argv: list[str], name: str) -> str | None:
@@ -67,7 +67,7 @@ def main(argv: Sequence[str]) -> None:
         output = str(ROOT / "_build" / language)
     elif output is None and "gettext" in argv:  # its own doctrees: Sphinx cannot share them
         output = str(MESSAGES)
-    execute(chapters(Path(toc) if toc else ROOT / "_toc.yml"))
+    execute(chapters(Path(toc) if toc else BOOK_TOC), train_first=toc is None)
     options = ["--toc", toc] if toc else []
     if output is not None:
         options += ["--path-output", output, "--config", str(config_for(Path(output), language))]

@@ -12,7 +12,9 @@ code cells are cached already is not run again. The build then reads the outputs
 Jupyter-cache keys a notebook by its code cells, not by the package they import; so when the
 package's code changed since the last run (:func:`selfattn.cache.code_digest`), every chapter
 runs again. Two chapters that need the same trained model do not both train it: the run cache
-lets one train while the other waits (``selfattn.cache.claimed``).
+lets one train while the other waits (``selfattn.cache.claimed``). So that no chapter holds a
+core while it waits, a build of the whole book trains the runs its chapters train in full
+(:func:`selfattn.runs.book_runs`) first, in the same processes, the largest first.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import argparse
 import logging
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from multiprocessing import get_context
 from pathlib import Path
 
 from jupyter_cache import get_cache
@@ -29,17 +32,21 @@ from jupyter_cache.executors import load_executor
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx_external_toc.parsing import parse_toc_yaml
 
-from selfattn.cache import code_digest, every_module
+from selfattn.cache import cache_folder, code_digest, every_module, has, run_key
+from selfattn.corpus import load_corpus
+from selfattn.runs import Rung, book_runs
+from selfattn.training import fit, make_model
 from tools import ALLOW_ERRORS, CELL_TIMEOUT, ROOT
 
 CACHE = ROOT / "_build" / ".jupyter_cache"
 # The package's digest when the cache's outputs were made.
 STAMP = ROOT / "_build" / ".package.sha256"
+BOOK_TOC = ROOT / "_toc.yml"
 # MyST-NB's reader of text notebooks, as jupyter-cache names its plugin (``jcache.readers``).
 READER = {"name": "myst_nb_md", "type": "plugin"}
 
 
-def chapters(toc: Path = ROOT / "_toc.yml") -> list[Path]:
+def chapters(toc: Path = BOOK_TOC) -> list[Path]:
     """The notebooks among the book's pages, in the order of its table of contents."""
     pages = [ROOT / f"{docname}.md" for docname in parse_toc_yaml(toc)]
     return [page for page in pages if page.is_file() and is_myst_markdown_notebook(page.read_text("utf-8"))]
@@ -53,10 +60,39 @@ def _run(pk: int) -> tuple[int, bool, float]:
     return pk, not (result.excepted or result.errored), time.perf_counter() - start
 
 
-def execute(pages: list[Path], jobs: int | None = None) -> None:
+def _train(rung: Rung) -> float:
+    """Train ``rung`` into the run cache (in a process of its own); the seconds it took."""
+    start = time.perf_counter()
+    fit(rung.kind, rung.config)
+    return time.perf_counter() - start
+
+
+def untrained_runs() -> dict[str, Rung]:
+    """The book's runs that the run cache lacks, by the work their training does, largest first.
+
+    Empty when the run cache is off: then each chapter trains what it needs itself.
+    """
+    folder = cache_folder()
+    if folder is None:
+        return {}
+    vocab_size = load_corpus().tokenizer.vocab_size
+
+    def work(rung: Rung) -> int:  # steps x positions per step x parameters
+        model = make_model(rung.kind, vocab_size, rung.config)
+        positions = rung.config.batch_size * rung.config.block_size
+        return rung.config.max_iters * positions * sum(p.numel() for p in model.parameters())
+
+    todo = {
+        name: rung for name, rung in book_runs().items() if not has(folder, run_key(rung.kind, rung.config))
+    }
+    return dict(sorted(todo.items(), key=lambda item: work(item[1]), reverse=True))
+
+
+def execute(pages: list[Path], jobs: int | None = None, train_first: bool = True) -> None:
     """Run every page of ``pages`` whose outputs are not cached; exit with each failure's traceback.
 
-    Outputs made by another version of the package are forgotten first.
+    Outputs made by another version of the package are forgotten first. With ``train_first``
+    (for the whole book; a few chapters may need none of them), the book's runs are trained first.
     """
     cache, digest = get_cache(CACHE), code_digest(every_module())
     if not STAMP.is_file() or STAMP.read_text() != digest:
@@ -74,9 +110,17 @@ def execute(pages: list[Path], jobs: int | None = None) -> None:
     jobs = jobs or os.cpu_count() or 1
     print(f"Executing {len(todo)} of the {len(staged)} chapters, {jobs} at a time.", flush=True)
     names = {record.pk: Path(record.uri).relative_to(ROOT) for record in todo}
+    first = untrained_runs() if train_first else {}
     failed = []
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        for pk, succeeded, seconds in pool.map(_run, names):
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
+        # Work starts in the order it is submitted: the runs, then the chapters in the book's order.
+        runs = {pool.submit(_train, rung): name for name, rung in first.items()}
+        executions = {pool.submit(_run, pk): pk for pk in names}
+        for done in as_completed([*runs, *executions]):
+            if done in runs:
+                print(f"  run {runs[done]}: trained in {done.result():.0f} s", flush=True)
+                continue
+            pk, succeeded, seconds = done.result()
             print(f"  {names[pk]}: {'executed' if succeeded else 'FAILED'} in {seconds:.0f} s", flush=True)
             if not succeeded:
                 failed.append(pk)
@@ -87,12 +131,10 @@ def execute(pages: list[Path], jobs: int | None = None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tools.execute", description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--toc", type=Path, default=ROOT / "_toc.yml", help="the table of contents (default: the book's)"
-    )
+    parser.add_argument("--toc", type=Path, help="the table of contents (default: the book's)")
     parser.add_argument("--jobs", type=int, default=None, help="chapters at once (default: one per core)")
     args = parser.parse_args(argv)
-    execute(chapters(args.toc), args.jobs)
+    execute(chapters(args.toc or BOOK_TOC), args.jobs, train_first=args.toc is None)
 
 
 if __name__ == "__main__":

@@ -132,12 +132,20 @@ def run_key(kind: str, config: TrainConfig, package: Path = PACKAGE) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 
+def _path(folder: Path, key: str) -> Path:
+    return folder / f"{key}.pt"
+
+
+def has(folder: Path, key: str) -> bool:
+    """Whether the run ``key`` is saved in ``folder``."""
+    return _path(folder, key).is_file()
+
+
 def load(folder: Path, key: str) -> dict | None:
     """The saved run (``state_dict`` and ``history``), or None if there is none."""
-    path = folder / f"{key}.pt"
-    if not path.is_file():
+    if not has(folder, key):
         return None
-    return torch.load(path, weights_only=True)
+    return torch.load(_path(folder, key), weights_only=True)
 
 
 def save(folder: Path, key: str, model: torch.nn.Module, history) -> None:
@@ -147,7 +155,7 @@ def save(folder: Path, key: str, model: torch.nn.Module, history) -> None:
     os.close(fd)
     try:
         torch.save({"state_dict": model.state_dict(), "history": asdict(history)}, tmp)
-        os.replace(tmp, folder / f"{key}.pt")
+        os.replace(tmp, _path(folder, key))
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -73,3 +73,16 @@ LADDER = {
         "the lecture's GPU-scale GPT (10.8 M parameters)",
     ),
 }
+
+
+def book_runs() -> dict[str, Rung]:
+    """The runs the chapters train in full, by name: Part II's two and every rung but the lecture's.
+
+    The build trains these before it runs the chapters (``tools.execute``), so that no chapter
+    holds a core while it waits for a model that another chapter is training.
+    """
+    part_ii = {
+        "bigram": Rung("bigram", BIGRAM, "the bigram model"),
+        "attention": Rung("attention", ATTENTION, "one causal head"),
+    }
+    return part_ii | {name: rung for name, rung in LADDER.items() if name != "lecture"}
