@@ -12,15 +12,17 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
+from selfattn.sampling import Sampling
+
 
 class LanguageModel(nn.Module):
     """What every model in the book shares: ``forward`` maps ids to logits, ``generate`` samples."""
 
     block_size: int  # the longest context the model reads
 
-    def generate(self, idx, max_new_tokens, generator=None):
+    def generate(self, idx, max_new_tokens, generator=None, **choice):
         """Extend ``idx`` (B, T) by ``max_new_tokens`` sampled ids; see :func:`generate`."""
-        return generate(self, idx, max_new_tokens, generator)
+        return generate(self, idx, max_new_tokens, generator, **choice)
 
 
 class BigramLanguageModel(LanguageModel):
@@ -107,15 +109,22 @@ def generate(
     idx: torch.Tensor,
     max_new_tokens: int,
     generator: torch.Generator | None = None,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    greedy: bool = False,
 ) -> torch.Tensor:
-    """Extend ``idx`` (B, T) by sampling one token at a time from ``model``."""
+    """Extend ``idx`` (B, T) by sampling one token at a time from ``model``.
+
+    Each id is drawn from the model's probabilities, reshaped by ``temperature``, ``top_k``
+    and ``top_p``, or, with ``greedy``, is the likeliest one (see :class:`Sampling`).
+    """
+    sampling = Sampling(temperature=temperature, top_k=top_k, top_p=top_p, greedy=greedy)
     for _ in range(max_new_tokens):
         # crop to the context window: at most block_size positions
         idx_cond = idx[:, -model.block_size :]  # (B, T)
         logits, _ = model(idx_cond)  # (B, T, vocab_size)
         logits = logits[:, -1, :]  # (B, vocab_size): the last position
-        probs = F.softmax(logits, dim=-1)  # (B, vocab_size)
-        # (B, 1): one id per row, drawn with the probabilities in probs
-        idx_next = torch.multinomial(probs, 1, generator=generator)
+        idx_next = sampling.choose(logits, generator)  # (B, 1): one id per row
         idx = torch.cat((idx, idx_next), dim=1)  # (B, T + 1)
     return idx

@@ -19,7 +19,7 @@ import difflib
 import functools
 import math
 from dataclasses import dataclass, field, fields
-from typing import Any, get_type_hints
+from typing import Any, get_args, get_type_hints
 
 from selfattn.errors import ConfigError
 
@@ -99,8 +99,16 @@ def _unknown(config_name: str, name: str, names: list[str]) -> str:
     return f"{config_name} has no field {name!r}.{guess} Its fields are {', '.join(names)}."
 
 
-def _check(name: str, value: Any, kind: type, rule: Rule, example: Any) -> None:
-    """Raise a one-line ConfigError unless ``value`` has the field's type and lies in its range."""
+def _check(name: str, value: Any, kind: Any, rule: Rule, example: Any) -> None:
+    """Raise a one-line ConfigError unless ``value`` has the field's type and lies in its range.
+
+    A field annotated ``int | None`` or ``float | None`` also takes None: the setting is off.
+    """
+    optional = type(None) in get_args(kind)
+    if optional:
+        if value is None:
+            return
+        (kind,) = (arg for arg in get_args(kind) if arg is not type(None))
     wrong_type = f"{name}={value!r} ({type(value).__name__}): {name} must be"
     if kind is bool:
         if not isinstance(value, bool):
@@ -108,7 +116,8 @@ def _check(name: str, value: Any, kind: type, rule: Rule, example: Any) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
         what = "a number" if kind is float else "a whole number (int)"
-        raise ConfigError(f"{wrong_type} {what}, e.g. {name}={example!r}.")
+        what += " or None" if optional else f", e.g. {name}={example!r}"
+        raise ConfigError(f"{wrong_type} {what}.")
     if (kind is float and not math.isfinite(value)) or not rule.allows(value):
         what = f"a finite number {rule.describe(kind)}" if kind is float else rule.describe(kind)
         hint = f" ({rule.hint})" if rule.hint else ""
