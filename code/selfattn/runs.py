@@ -85,4 +85,8 @@ def book_runs() -> dict[str, Rung]:
         "bigram": Rung("bigram", BIGRAM, "the bigram model"),
         "attention": Rung("attention", ATTENTION, "one causal head"),
     }
-    return part_ii | {name: rung for name, rung in LADDER.items() if name != "lecture"}
+    ladder = {name: rung for name, rung in LADDER.items() if name != "lecture"}
+    layernorm = LADDER["layernorm"]
+    # "Dropout, and train() versus eval()" trains the LayerNorm rung with dropout beside it
+    dropout = Rung(layernorm.kind, replace(layernorm.config, dropout=0.1), "the LayerNorm rung, dropout 0.1")
+    return part_ii | ladder | {"layernorm-dropout": dropout}
