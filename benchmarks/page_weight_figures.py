@@ -5,7 +5,7 @@ stylesheet inside); the browser runs the first copy and skips the rest, and the 
 extension (_ext/figure_script.py) keeps one copy per built page.
 
     python -m benchmarks.page_weight_figures [PATH ...]    # built pages or folders; default _build/html
-    python -m benchmarks.page_weight_figures --figures     # the twelve figures of the book's own run
+    python -m benchmarks.page_weight_figures --figures     # the thirteen figures of the book's own run
 
 Prints one row per page (or per figure) that holds figures.
 """
@@ -34,16 +34,16 @@ def print_table(rows: list[tuple[str, FigureWeight]]) -> None:
 
 
 def reference_figures() -> list[tuple[str, FigureWeight]]:
-    """The twelve figures drawn from the chapters' attention run (about a minute of training)."""
+    """The thirteen figures drawn from the chapters' attention run (about a minute of training)."""
     _, figures = draw(ATTENTION, bigram='fit("bigram", BIGRAM)[1]')
     rows = [(kind, figure_weight(f.to_html())) for kind, f in figures.items()]
-    return rows + [("all twelve on one page", figure_weight("".join(f.to_html() for f in figures.values())))]
+    return rows + [("all of them on one page", figure_weight("".join(f.to_html() for f in figures.values())))]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paths", nargs="*", type=Path, default=[ROOT / "_build" / "html"])
-    parser.add_argument("--figures", action="store_true", help="measure the twelve reference figures instead")
+    parser.add_argument("--figures", action="store_true", help="measure every reference figure instead")
     args = parser.parse_args()
     if args.figures:
         print_table(reference_figures())

@@ -1,4 +1,4 @@
-"""The fixtures every test folder shares: the corpus, the toy runs, the twelve figures, one strict
+"""The fixtures every test folder shares: the corpus, the toy runs, the thirteen figures, one strict
 build of the book (and of its two PDF editions), and one headless Chromium."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def masked_toy_run():
 
 @pytest.fixture(scope="session")
 def figure_cells():
-    """The figure page's cells run here: (the names its set-up defines, the twelve figures by kind)."""
+    """The figure page's cells run here: (the names its set-up defines, the thirteen figures by kind)."""
     from tools.figure_page import draw
 
     return draw(FIGURE_RUN, FIGURE_BIGRAM)

@@ -25,6 +25,7 @@ from playwright.sync_api import expect
 from _ext.live_code import SERVER_INFO_ENV
 from selfattn.figures import FIGURES, context_window
 from selfattn.figures.mechanism import head_stages
+from selfattn.sampling import Sampling
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN
 from tools import ROOT, live
 from tools.browser import offline_context
@@ -427,6 +428,49 @@ def test_heatmap_slider_steps_through_the_snapshots(page):
     page.keyboard.press("ArrowLeft")
     assert readout.inner_text().startswith(f"step {d['snapshots'][-2]['step']} ")
     assert slider.get_attribute("aria-valuetext").startswith(f"step {d['snapshots'][-2]['step']},")
+
+
+def test_next_token_sliders_reshape_the_distribution_as_the_package_does(page):
+    """Each slider state shows Sampling.probabilities of the figure's own scores, and what can be drawn."""
+    figure, d = fig(page, "next-token"), data_of(page, "next-token")
+    logits = torch.tensor([d["logits"]], dtype=torch.float64)  # (1, V), as the page computes
+    order = torch.softmax(logits[0], dim=-1).argsort(descending=True).tolist()
+    shown, rest = order[: d["bars"]], order[d["bars"] :]
+    temperature, top_k, top_p = (figure.locator("input[type=range]").nth(i) for i in range(3))
+
+    def expect_state(**settings):
+        probs = Sampling(**settings).probabilities(logits)[0]
+        values = [f"{probs[i]:.2f}" for i in shown] + [f"{probs[rest].sum():.2f}"]
+        rows = figure.locator(".sa-bar-value")
+        assert [rows.nth(r).inner_text().split(" \u2192 ")[1] for r in range(rows.count())] == values
+        kept = int((probs > 0).sum())
+        assert status(figure).startswith(f"{kept} of {len(d['tokens'])} characters can be drawn."), settings
+        dropped = sum(probs[i] == 0 for i in shown) + (probs[rest].sum() == 0)
+        assert figure.locator(".sa-dropped").count() == dropped
+
+    expect_state()
+    temperature.focus()
+    page.keyboard.press("Home")
+    assert temperature.get_attribute("aria-valuetext") == "0.10"
+    expect_state(temperature=0.1)
+    figure.get_by_role("button", name="Reset").click()
+    top_k.focus()
+    page.keyboard.press("Home")
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    expect_state(top_k=5)
+    page.keyboard.press("End")
+    assert top_k.get_attribute("aria-valuetext") == f"all {len(d['tokens'])}"
+    top_p.focus()
+    page.keyboard.press("Home")
+    for _ in range(17):
+        page.keyboard.press("ArrowRight")
+    assert top_p.get_attribute("aria-valuetext") == "0.90"
+    expect_state(top_p=0.9)
+    temperature.focus()
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    expect_state(temperature=0.9, top_p=0.9)
 
 
 # Every piece of text in the figures, with the WCAG contrast ratio between its colour and the

@@ -22,4 +22,3 @@ def test_the_runs_start_largest_first_and_skip_what_the_cache_has(tmp_path, monk
 def test_without_the_run_cache_nothing_is_trained_first(monkeypatch):
     monkeypatch.delenv(CACHE_ENV, raising=False)
     assert untrained_runs() == {}
-

@@ -2,12 +2,13 @@
 
 Each function returns an :class:`InteractiveFigure`; make it the last line of a
 code cell (or ``glue`` it) and the notebook shows it. :data:`FIGURES` lists the
-twelve in the order the book introduces them, each with a call that draws it.
+thirteen in the order the book introduces them, each with a call that draws it.
 
 See ``output.py`` for how the script reaches the page; the book's build keeps
 one copy of it per page (``_ext/figure_script.py``).
 """
 
+from selfattn.figures.choice import next_token_choice
 from selfattn.figures.learning import before_after, heatmap_steps, ladder, training_curve
 from selfattn.figures.mechanism import (
     averaging_matrix,
@@ -21,7 +22,7 @@ from selfattn.figures.mechanism import (
 )
 from selfattn.figures.output import InteractiveFigure
 
-# The twelve figures: each one's kind (``data-kind`` in its HTML, the view that draws it in
+# The thirteen figures: each one's kind (``data-kind`` in its HTML, the view that draws it in
 # figures.js) and a call that makes it, written with the names the chapters use: ``corpus``,
 # the averaging matrix ``a`` with a matrix ``b`` and ``c = a @ b``, a trained ``model`` and its
 # ``history``, the ``initial_model`` it started from, a batch ``xb``, a ``text`` of block_size
@@ -41,6 +42,7 @@ FIGURES: tuple[tuple[str, str], ...] = (
     ("heatmap-steps", "heatmap_steps(snapshots, tokens)"),
     ("ladder", "ladder({'one head': history, 'four heads': gpt_history})"),
     ("head-maps", "head_maps(gpt_model, corpus.tokenizer, text)"),
+    ("next-token", "next_token_choice(gpt_model, corpus.tokenizer, text)"),
 )
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
     "heatmap_steps",
     "ladder",
     "mixing_values",
+    "next_token_choice",
     "projections",
     "score_table",
     "shape_walk",

@@ -638,6 +638,80 @@
     show();
   };
 
+  // 13. Choosing the next character: temperature, top-k and top-p reshape the model's distribution,
+  // computed as selfattn.sampling.Sampling.probabilities computes it.
+  function reshaped(logits, temperature, k, p) {
+    let z = logits.map((x) => x / temperature);
+    if (k < z.length) {
+      const kth = z.slice().sort((a, b) => b - a)[k - 1];
+      z = z.map((x) => (x < kth ? -Infinity : x));
+    }
+    const top = Math.max(...z), e = z.map((x) => Math.exp(x - top)), total = sum(e);
+    let probs = e.map((x) => x / total);
+    if (p < 1) {
+      const order = probs.map((x, i) => i).sort((a, b) => probs[b] - probs[a]);
+      let above = 0;
+      const dropped = new Array(probs.length).fill(false);
+      order.forEach((i) => { dropped[i] = above >= p; above += probs[i]; });
+      const kept = sum(probs.filter((x, i) => !dropped[i]));
+      probs = probs.map((x, i) => (dropped[i] ? 0 : x / kept));
+    }
+    return probs;
+  }
+  views["next-token"] = function (body, d) {
+    const V = d.tokens.length, status = statusLine(), bars = el("div", { class: "sa-bars" });
+    const before = reshaped(d.logits, 1, V, 1);
+    const order = before.map((x, i) => i).sort((a, b) => before[b] - before[a]);
+    const shownIds = order.slice(0, d.bars), restIds = order.slice(d.bars);
+    function control(label, min, max, step, value, text) {
+      const slider = el("input", { type: "range", min, max, step, value, "aria-label": label, oninput: show });
+      const readout = el("output", { class: "sa-readout" });
+      return { slider, readout, text, cells: [el("span", { text: label }), slider, readout] };
+    }
+    const t = control(phrase("temperature"), 0.1, 2, 0.05, 1, (v) => fmt(v));
+    const k = control(phrase("top-k"), 1, V, 1, V, (v) => (v >= V ? phrase("all {V}", { V }) : String(v)));
+    const p = control(phrase("top-p"), 0.05, 1, 0.05, 1, (v) => (v >= 1 ? phrase("off") : fmt(v)));
+    const controls = [t, k, p];
+    function bar(label, was, now, together) {
+      return el("div", { class: now > 0 ? "sa-bar-row" : "sa-bar-row sa-dropped" }, [
+        el("span", { class: together ? "sa-bar-label sa-rest" : "sa-bar-label", text: label }),
+        el("span", { class: "sa-track" }, [el("span", { class: "sa-was", style: "width:" + (100 * was).toFixed(1) + "%" }),
+          el("span", { class: "sa-now", style: "width:" + (100 * now).toFixed(1) + "%" })]),
+        el("span", { class: "sa-bar-value", text: fmt(was) + " \u2192 " + fmt(now) })]);
+    }
+    function show() {
+      const [temperature, topK, topP] = controls.map((c) => Number(c.slider.value));
+      controls.forEach((c) => {
+        const v = c.text(Number(c.slider.value));
+        c.readout.textContent = v;
+        c.slider.setAttribute("aria-valuetext", v);
+      });
+      const probs = reshaped(d.logits, temperature, topK, topP);
+      const rows = shownIds.map((i) => bar(d.tokens[i], before[i], probs[i]));
+      if (restIds.length) {
+        rows.push(bar(phrase("the other {n}", { n: restIds.length }), sum(restIds.map((i) => before[i])),
+          sum(restIds.map((i) => probs[i])), true));
+      }
+      bars.replaceChildren(...rows);
+      const best = order[0], kept = probs.filter((x) => x > 0).length;
+      status.textContent = phrase("{kept} of {V} characters can be drawn. The likeliest, {char}, has probability " +
+        "{now} (as the model gives it, {was}).", { kept, V, char: quote(spoken(d.tokens[best])), now: fmt(probs[best]),
+        was: fmt(before[best]) });
+    }
+    const reset = button(phrase("Reset"), () => {
+      t.slider.value = 1;
+      k.slider.value = V;
+      p.slider.value = 1;
+      show();
+    });
+    body.append(el("p", { class: "sa-note", text: phrase("The next character after {prompt}", {
+      prompt: quote(d.prompt.join("")) }) }), el("div", { class: "sa-controls" }, controls.flatMap((c) => c.cells)),
+    el("div", { class: "sa-row" }, [reset]),
+    bars, status, el("p", { class: "sa-note", text: phrase("Pale: the probability as the model gives it; dark: " +
+      "after the sliders. A greyed row can no longer be drawn.") }));
+    show();
+  };
+
   // ---- mounting
   function mount(fig) {
     fig.setAttribute("data-sa-ready", "");
