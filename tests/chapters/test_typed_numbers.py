@@ -47,6 +47,8 @@ CITED = {
     "24": "GPT-2 medium's layers",
     "36": "GPT-2 large's layers",
     "48": "GPT-2 XL's layers",
+    "0.8": "nanoGPT's sample.py default temperature (sampling)",
+    "200": "nanoGPT's sample.py default top_k (sampling)",
 }
 
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\})?")
