@@ -27,15 +27,11 @@ from selfattn.errors import ConfigError
 from selfattn.gpt import CausalSelfAttention, GPTLanguageModel
 from selfattn.models import AttentionLanguageModel, Head
 from selfattn.sampling import Sampling
+from selfattn.settings import checked, setting
 
 # The models whose modules the cache reads, by the kind make_model builds them from.
 CACHED_MODELS: dict[str, type[nn.Module]] = {"attention": AttentionLanguageModel, "gpt": GPTLanguageModel}
 FLOAT32_BYTES = 4
-
-# GPT-2 small's sizes as published: 12 layers, 768 wide, a context of 1,024 tokens. Only these count
-# for the cache; batch_size=1, the one sequence the cache is counted for, also keeps TrainConfig's
-# check of a training step's memory quiet.
-GPT2_SMALL = TrainConfig(batch_size=1, block_size=1024, n_embd=768, n_head=12, n_layer=12)
 
 Layer = tuple[torch.Tensor, torch.Tensor]  # one attention layer's keys and values, (B, nh, T, hs) each
 
@@ -171,6 +167,19 @@ def generate_cached(
     return idx
 
 
+@checked
+class GPTSizes:
+    """The sizes a GPT's cache depends on, for GPTs the book does not train (GPT-2, say)."""
+
+    n_layer: int = setting(12, "blocks stacked one after another", low=1)
+    n_embd: int = setting(768, "width of each position's vector: n_head heads side by side", low=1)
+    block_size: int = setting(1024, "context length: the most positions the cache holds", low=1)
+
+
+# GPT-2 small's sizes as published: 12 layers, 768 wide, a context of 1,024 tokens.
+GPT2_SMALL = GPTSizes(n_layer=12, n_embd=768, block_size=1024)
+
+
 @dataclass(frozen=True)
 class CacheMemory:
     """The bytes a float32 cache holds for one sequence."""
@@ -179,11 +188,15 @@ class CacheMemory:
     full_context: int  # block_size positions, the most the cache ever holds
 
 
-def cache_memory(kind: str, config: TrainConfig) -> CacheMemory:
+def cache_memory(kind: str, config: TrainConfig | GPTSizes) -> CacheMemory:
     """The cache of one sequence for a ``kind`` model (``"attention"`` or ``"gpt"``) of ``config``'s sizes."""
     if kind not in CACHED_MODELS:
         raise ConfigError(
             f"kind={kind!r}: the KV cache is written for the kinds {' and '.join(map(repr, CACHED_MODELS))}."
+        )
+    if kind == "attention" and not isinstance(config, TrainConfig):
+        raise ConfigError(
+            "kind='attention' reads head_size from a TrainConfig; GPTSizes are a GPT's (kind='gpt')."
         )
     if kind == "attention":
         layers, width = 1, config.head_size  # one head, head_size numbers per key and per value

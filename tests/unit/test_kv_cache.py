@@ -10,6 +10,7 @@ import torch
 from selfattn import ConfigError, TrainConfig, make_model
 from selfattn.kv_cache import (
     GPT2_SMALL,
+    GPTSizes,
     KVCache,
     cache_memory,
     forward_cached,
@@ -155,10 +156,35 @@ def test_the_memory_formula_counts_the_cached_tensors(kind, config):
 
 
 def test_gpt2_small_has_the_published_sizes_and_a_cache_of_72_kib_per_token():
-    sizes = (GPT2_SMALL.n_layer, GPT2_SMALL.n_embd, GPT2_SMALL.n_head, GPT2_SMALL.block_size)
-    assert sizes == (12, 768, 12, 1024)
+    assert (GPT2_SMALL.n_layer, GPT2_SMALL.n_embd, GPT2_SMALL.block_size) == (12, 768, 1024)
     memory = cache_memory("gpt", GPT2_SMALL)
     assert memory.per_token == 72 * 2**10 and memory.full_context == 72 * 2**20
+
+
+def test_gpt_sizes_count_as_the_same_sizes_in_a_train_config():
+    """GPTSizes hold a GPT too large for TrainConfig's memory check (GPT-2 XL's 48 layers) and count
+    as the same sizes in a TrainConfig do."""
+    small = LADDER["small-gpt"].config
+    as_sizes = GPTSizes(n_layer=small.n_layer, n_embd=small.n_embd, block_size=small.block_size)
+    assert cache_memory("gpt", as_sizes) == cache_memory("gpt", small)
+    with pytest.raises(ConfigError):
+        TrainConfig(batch_size=1, block_size=1024, n_embd=1600, n_head=25, n_layer=48)
+    xl = cache_memory("gpt", replace(GPT2_SMALL, n_embd=1600, n_layer=48))
+    assert xl.per_token == 2 * 48 * 1600 * 4
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: GPTSizes(n_layer=0), "n_layer=0: n_layer must be at least 1"),
+        (lambda: GPTSizes(n_embed=768), "Did you mean n_embd"),
+        (lambda: cache_memory("attention", GPT2_SMALL), "kind='gpt'"),
+    ],
+)
+def test_bad_sizes_are_one_line_config_errors(make, message):
+    with pytest.raises(ConfigError, match=message) as error:
+        make()
+    assert "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize("kind", ["bigram", "multihead", "residual"])
