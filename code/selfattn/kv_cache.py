@@ -40,7 +40,7 @@ Layer = tuple[torch.Tensor, torch.Tensor]  # one attention layer's keys and valu
 class KVCache:
     """The keys and values each attention layer has computed so far: one ``(k, v)`` per layer.
 
-    A step never changes a cache: it returns a new one, one position longer.
+    A step never changes a cache: it returns a new one, with the new positions added.
     """
 
     layers: tuple[Layer, ...]
