@@ -146,7 +146,9 @@ def generate_cached(
     """What :func:`selfattn.models.generate` writes, id for id, with the keys and values kept.
 
     ``sampling`` takes ``generate``'s settings (``temperature``, ``top_k``, ``top_p``,
-    ``greedy``); each id is chosen by the same :class:`Sampling`, from the same generator.
+    ``greedy``); each id is chosen by the same :class:`Sampling`, from the same generator. The ids
+    agree in ``eval()`` mode (or without dropout): dropout draws from torch's own generator, and the
+    two loops run different computations.
     """
     check_cached(model)
     choice = Sampling(**sampling)
