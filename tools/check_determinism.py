@@ -6,7 +6,8 @@ kernel, ``OMP_NUM_THREADS=1``) and compares the text of every code cell's output
 executions: the printed streams (consecutive pieces of one stream joined, as the page shows them),
 ``text/plain`` of displayed values, error messages, and glued values as the pages show them
 (through each ``{glue:text}`` format that uses them; in full if used otherwise or not at all).
-Only lines that match one of the timing patterns declared in ``TIMINGS`` may differ.
+Only lines that match one of the timing patterns declared in ``TIMINGS``, and glued values named
+``timed_...`` (``TIMED_GLUE``), may differ.
 
     .venv/bin/python -m tools.check_determinism                  # every chapter, executed twice
     .venv/bin/python -m tools.check_determinism exercises        # one chapter (or book/exercises.md)
@@ -50,7 +51,13 @@ TIMINGS = {
     "training time": re.compile(r"[A-Za-z][A-Za-z ,+-]*: trained for \d+\.\d s"),
     # attention-model.md, "Try it": the reader's own run's wall time
     "try-it run": re.compile(r"\d+ steps in \d+\.\d s"),
+    # kv-cache.md: how long writing took, "<how>: 256 tokens in 0.52 s" and, for the cached run,
+    # ", 19.8x faster" after it (the label holds no digits)
+    "generation time": re.compile(r"[A-Za-z][A-Za-z_ ,()-]*: \d+ tokens in \d+\.\d+ s(, \d+\.\dx faster)?"),
 }
+# Glued values that are wall-clock measurements (kv-cache.md's times and speed-ups, which its prose
+# reports) are named with this prefix: each must be glued in both executions, its value may differ.
+TIMED_GLUE = "timed_"
 
 
 @dataclass
@@ -210,6 +217,8 @@ def output_text(output, chapter: str = "") -> str:
         return f"[error] {output['ename']}: {output['evalue']}"
     data = output.get("data", {})
     glued = output.get("metadata", {}).get("scrapbook", {}).get("name")
+    if hidden(output) and (glued or "").startswith(TIMED_GLUE):
+        return f"[glue {glued}]\n<timing: glued>"
     if hidden(output):
         return f"[glue {glued}]\n{glued_text(chapter, glued, data.get(GLUE + 'text/plain', ''))}"
     text = data.get("text/plain", "(no text/plain)")

@@ -99,16 +99,28 @@ def test_glued_values_are_compared_as_the_pages_show_them():
 
 
 def test_only_the_declared_timings_may_differ():
-    assert len(determinism.TIMINGS) == 2, "declare each timing once, with the cell that prints it"
-    first = notebook(stdout("the attention run: trained for 12.3 s\n500 steps in 1.2 s\n"))
-    second = notebook(stdout("the attention run: trained for 31.0 s\n500 steps in 10.9 s\n"))
+    assert len(determinism.TIMINGS) == 3, "declare each timing once, with the cell that prints it"
+    first = notebook(
+        stdout(
+            "the attention run: trained for 12.3 s\n500 steps in 1.2 s\n"
+            "generate: 256 tokens in 10.31 s\nwith the cache: 256 tokens in 0.52 s, 19.8x faster\n"
+        )
+    )
+    second = notebook(
+        stdout(
+            "the attention run: trained for 31.0 s\n500 steps in 10.9 s\n"
+            "generate: 256 tokens in 9.02 s\nwith the cache: 256 tokens in 0.61 s, 14.8x faster\n"
+        )
+    )
     assert determinism.compare("book/x.md", first, second, ("a", "b")) == []
-    assert [cell.timings for cell in determinism.cells(first)] == [2]
+    assert [cell.timings for cell in determinism.cells(first)] == [4]
     for line in (
         "val loss 2.4123 after 5000 steps",  # a number that must not change
         "the attention run: trained for 12.3 s, val loss 2.41",  # more than the timing
         "4 heads: trained for 12.3 s",  # a number in the label
         "500 steps in 1.2 s (val loss 2.50)",
+        "generate: 256 tokens in 10.31 s, same ids: True",
+        "2 layers: 256 tokens in 10.31 s",
     ):
         assert determinism.untimed(line) == (line, 0), line
     sources = {path.name: path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
@@ -120,6 +132,26 @@ def test_only_the_declared_timings_may_differ():
         'print(f"{try_config.max_iters} steps in {try_history.seconds:.1f} s")'
         in sources["attention-model.md"]
     )
+    assert "tokens in {" in sources["kv-cache.md"]
+
+
+def test_glued_timings_may_differ_but_must_be_there():
+    """kv-cache.md reports its measured times in its prose: glued as timed_..., only their presence counts."""
+    first = notebook([glued("timed_speedup", "19.8"), glued("same_ids", "True")])
+    assert (
+        determinism.compare(
+            "book/x.md",
+            first,
+            notebook([glued("timed_speedup", "14.2"), glued("same_ids", "True")]),
+            ("a", "b"),
+        )
+        == []
+    )
+    for changed in (
+        notebook([glued("same_ids", "True")]),  # the timing is missing
+        notebook([glued("timed_speedup", "19.8"), glued("same_ids", "False")]),  # an untimed value changed
+    ):
+        assert determinism.compare("book/x.md", first, changed, ("a", "b")) != []
 
 
 def test_every_chapter_with_code_is_checked():
@@ -181,9 +213,11 @@ def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
         assert report.differences == [], "\n".join(report.differences)
     timed = {report.chapter: report.timings for report in reports if report.timings}
     # each chapter prints its training times once per execution, as "<run>: trained for {...} s"
-    # or "{steps} steps in {...} s"; exactly those lines, and no others, were ignored
+    # or "{steps} steps in {...} s", and kv-cache.md its generation times as "<how>: {n} tokens in
+    # {...} s"; exactly those lines, and no others, were ignored
     sources = {f"book/{path.name}": path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
     printed = {
-        name: text.count(": trained for {") + text.count(" steps in {") for name, text in sources.items()
+        name: text.count(": trained for {") + text.count(" steps in {") + text.count(" tokens in {")
+        for name, text in sources.items()
     }
     assert timed == {name: n for name, n in printed.items() if n}, "the declared timings, and no others"
