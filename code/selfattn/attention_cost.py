@@ -128,20 +128,18 @@ def _quiet_stderr() -> Iterator[None]:
 def peak_memory(forward: Callable[..., object], *inputs: Tensor) -> int:
     """The most bytes one call ``forward(*inputs)`` holds at once, beyond its inputs.
 
-    With ``profile_memory=True`` torch's profiler records every allocation of CPU memory
-    and every release, the buffers operations use inside themselves included. Added up in
-    the order they happened, they give the memory in use at each moment; the peak is the
-    largest of those sums.
+    With ``profile_memory=True`` torch's profiler records every allocation of CPU memory and
+    every release, and gives each event the bytes it allocated less those it released, its
+    operations' inside included. Added up over the outermost events in the order they
+    started, they give the memory in use after each; the peak is the largest of those sums.
     """
     with _quiet_stderr(), torch.no_grad():
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             forward(*inputs)
-    # the raw records, in order (prof.events() adds each to the operation it happened in)
-    events = prof.profiler.kineto_results.events()
-    records = sorted((e for e in events if e.name() == "[memory]"), key=lambda e: e.start_ns())
+    outermost = sorted((e for e in prof.events() if e.cpu_parent is None), key=lambda e: e.time_range.start)
     held = peak = 0
-    for record in records:
-        held += record.nbytes()  # bytes allocated (> 0) or released (< 0)
+    for event in outermost:
+        held += event.cpu_memory_usage  # bytes allocated (> 0) or released (< 0)
         peak = max(peak, held)
     return peak
 
