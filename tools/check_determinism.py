@@ -50,6 +50,9 @@ TIMINGS = {
     "training time": re.compile(r"[A-Za-z][A-Za-z ,+-]*: trained for \d+\.\d s"),
     # attention-model.md, "Try it": the reader's own run's wall time
     "try-it run": re.compile(r"\d+ steps in \d+\.\d s"),
+    # attention-cost.md: "<what ran>: 1.234 ms per forward" on a line of its own, one attention
+    # forward's median wall time (the label holds no digits, so no number hides in it)
+    "forward time": re.compile(r"[A-Za-z][A-Za-z' ,-]*: \d+\.\d+ ms per forward"),
 }
 
 

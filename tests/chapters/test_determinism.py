@@ -99,16 +99,22 @@ def test_glued_values_are_compared_as_the_pages_show_them():
 
 
 def test_only_the_declared_timings_may_differ():
-    assert len(determinism.TIMINGS) == 2, "declare each timing once, with the cell that prints it"
-    first = notebook(stdout("the attention run: trained for 12.3 s\n500 steps in 1.2 s\n"))
-    second = notebook(stdout("the attention run: trained for 31.0 s\n500 steps in 10.9 s\n"))
+    assert len(determinism.TIMINGS) == 3, "declare each timing once, with the cell that prints it"
+    first = notebook(
+        stdout("the attention run: trained for 12.3 s\n500 steps in 1.2 s\nSDPA: 0.052 ms per forward\n")
+    )
+    second = notebook(
+        stdout("the attention run: trained for 31.0 s\n500 steps in 10.9 s\nSDPA: 0.170 ms per forward\n")
+    )
     assert determinism.compare("book/x.md", first, second, ("a", "b")) == []
-    assert [cell.timings for cell in determinism.cells(first)] == [2]
+    assert [cell.timings for cell in determinism.cells(first)] == [3]
     for line in (
         "val loss 2.4123 after 5000 steps",  # a number that must not change
         "the attention run: trained for 12.3 s, val loss 2.41",  # more than the timing
         "4 heads: trained for 12.3 s",  # a number in the label
         "500 steps in 1.2 s (val loss 2.50)",
+        "tiled, tile 64: 1.23 ms per forward",  # a number in the label
+        "SDPA: 1.23 ms per forward, 2.10 MB",
     ):
         assert determinism.untimed(line) == (line, 0), line
     sources = {path.name: path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
@@ -120,6 +126,7 @@ def test_only_the_declared_timings_may_differ():
         'print(f"{try_config.max_iters} steps in {try_history.seconds:.1f} s")'
         in sources["attention-model.md"]
     )
+    assert "print(f\"SDPA: {ms['SDPA']:.2f} ms per forward\")" in sources["attention-cost.md"]
 
 
 def test_every_chapter_with_code_is_checked():
@@ -181,9 +188,11 @@ def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
         assert report.differences == [], "\n".join(report.differences)
     timed = {report.chapter: report.timings for report in reports if report.timings}
     # each chapter prints its training times once per execution, as "<run>: trained for {...} s"
-    # or "{steps} steps in {...} s"; exactly those lines, and no others, were ignored
+    # or "{steps} steps in {...} s", and its attention timings as "<label>: {...} ms per forward";
+    # exactly those lines, and no others, were ignored
     sources = {f"book/{path.name}": path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
     printed = {
-        name: text.count(": trained for {") + text.count(" steps in {") for name, text in sources.items()
+        name: text.count(": trained for {") + text.count(" steps in {") + text.count(' ms per forward")')
+        for name, text in sources.items()
     }
     assert timed == {name: n for name, n in printed.items() if n}, "the declared timings, and no others"
