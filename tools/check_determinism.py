@@ -54,6 +54,9 @@ TIMINGS = {
     # kv-cache.md: how long writing took, "<how>: 256 tokens in 0.52 s" and, for the cached run,
     # ", 19.8x faster" after it (the label holds no digits)
     "generation time": re.compile(r"[A-Za-z][A-Za-z_ ,()-]*: \d+ tokens in \d+\.\d+ s(, \d+\.\dx faster)?"),
+    # attention-cost.md: "<what ran>: 1.234 ms per forward" on a line of its own, one attention
+    # forward's median wall time (the label holds no digits, so no number hides in it)
+    "forward time": re.compile(r"[A-Za-z][A-Za-z' ,-]*: \d+\.\d+ ms per forward"),
 }
 # Glued values that are wall-clock measurements (kv-cache.md's times and speed-ups, which its prose
 # reports) are named with this prefix: each must be glued in both executions, its value may differ.

@@ -99,21 +99,23 @@ def test_glued_values_are_compared_as_the_pages_show_them():
 
 
 def test_only_the_declared_timings_may_differ():
-    assert len(determinism.TIMINGS) == 3, "declare each timing once, with the cell that prints it"
+    assert len(determinism.TIMINGS) == 4, "declare each timing once, with the cell that prints it"
     first = notebook(
         stdout(
             "the attention run: trained for 12.3 s\n500 steps in 1.2 s\n"
             "generate: 256 tokens in 10.31 s\nwith the cache: 256 tokens in 0.52 s, 19.8x faster\n"
+            "SDPA: 0.052 ms per forward\n"
         )
     )
     second = notebook(
         stdout(
             "the attention run: trained for 31.0 s\n500 steps in 10.9 s\n"
             "generate: 256 tokens in 9.02 s\nwith the cache: 256 tokens in 0.61 s, 14.8x faster\n"
+            "SDPA: 0.170 ms per forward\n"
         )
     )
     assert determinism.compare("book/x.md", first, second, ("a", "b")) == []
-    assert [cell.timings for cell in determinism.cells(first)] == [4]
+    assert [cell.timings for cell in determinism.cells(first)] == [5]
     for line in (
         "val loss 2.4123 after 5000 steps",  # a number that must not change
         "the attention run: trained for 12.3 s, val loss 2.41",  # more than the timing
@@ -121,6 +123,8 @@ def test_only_the_declared_timings_may_differ():
         "500 steps in 1.2 s (val loss 2.50)",
         "generate: 256 tokens in 10.31 s, same ids: True",
         "2 layers: 256 tokens in 10.31 s",
+        "tiled, tile 64: 1.23 ms per forward",  # a number in the label
+        "SDPA: 1.23 ms per forward, 2.10 MB",
     ):
         assert determinism.untimed(line) == (line, 0), line
     sources = {path.name: path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
@@ -133,6 +137,7 @@ def test_only_the_declared_timings_may_differ():
         in sources["attention-model.md"]
     )
     assert "tokens in {" in sources["kv-cache.md"]
+    assert "print(f\"SDPA: {ms['SDPA']:.2f} ms per forward\")" in sources["attention-cost.md"]
 
 
 def test_glued_timings_may_differ_but_must_be_there():
@@ -213,11 +218,15 @@ def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
         assert report.differences == [], "\n".join(report.differences)
     timed = {report.chapter: report.timings for report in reports if report.timings}
     # each chapter prints its training times once per execution, as "<run>: trained for {...} s"
-    # or "{steps} steps in {...} s", and kv-cache.md its generation times as "<how>: {n} tokens in
-    # {...} s"; exactly those lines, and no others, were ignored
+    # or "{steps} steps in {...} s", kv-cache.md its generation times as "<how>: {n} tokens in
+    # {...} s", and attention-cost.md its attention timings as "<label>: {...} ms per forward";
+    # exactly those lines, and no others, were ignored
     sources = {f"book/{path.name}": path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
     printed = {
-        name: text.count(": trained for {") + text.count(" steps in {") + text.count(" tokens in {")
+        name: text.count(": trained for {")
+        + text.count(" steps in {")
+        + text.count(" tokens in {")
+        + text.count(' ms per forward")')
         for name, text in sources.items()
     }
     assert timed == {name: n for name, n in printed.items() if n}, "the declared timings, and no others"
