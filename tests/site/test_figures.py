@@ -606,7 +606,8 @@ def test_latex_build_includes_each_figure_as_a_png(figure_page):
 def test_the_figures_add_one_script_and_little_data_to_the_page(figure_page):
     weight = figure_weight(figure_page.html.read_text(encoding="utf-8"))
     assert weight.figures == len(KINDS)
-    assert weight.code == weight.code_unique < 45_000, "one copy of the script and its stylesheet"
+    # thirteen views and their styles, about 14 kB gzipped (the page budget counts it too)
+    assert weight.code == weight.code_unique < 50_000, "one copy of the script and its stylesheet"
     assert weight.data < 100_000, "the figures' data together"
 
 

@@ -29,6 +29,7 @@ import pytest
 from PIL import Image
 
 from _ext.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
+from selfattn.figures import FIGURES as INTERACTIVE_FIGURES
 from selfattn.figures.output import embedded_json
 from tests.helpers import code_blocks, figure_messages
 from tools import ROOT, page_weight
@@ -291,7 +292,7 @@ def test_the_chinese_edition_s_figures_and_live_code_read_in_chinese(site, serve
                 if not CHINESE.search(figure[part])
             ]
             problems += [f"{where}: English {text!r}" for text in english_in(figure, english)]
-    assert len(kinds) == 12, sorted(kinds)
+    assert len(kinds) == len(INTERACTIVE_FIGURES), sorted(kinds)
     assert not problems, "\n".join(problems)
 
 
