@@ -6,6 +6,8 @@ import html
 import inspect
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -35,6 +37,13 @@ YOUR, JOURNEY, STARTS = 0, 1, 2
 def reader_environment() -> dict[str, str]:
     """The environment a reader's shell has: none of the import paths pytest adds."""
     return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
+
+def script(name: str, *flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the chapter script ``code/<name>`` with ``flags`` from the repository's root."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "code" / name), *flags], capture_output=True, text=True, cwd=ROOT, env=env
+    )
 
 
 def locked_versions(lock: Path = ROOT / "requirements.lock") -> dict[str, str]:

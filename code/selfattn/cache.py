@@ -149,13 +149,18 @@ def load(folder: Path, key: str) -> dict | None:
 
 
 def save(folder: Path, key: str, model: torch.nn.Module, history) -> None:
-    """Write the run atomically: a reader sees the old file or the whole new one."""
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{key}.")
+    """Write the run atomically (:func:`save_atomically`)."""
+    save_atomically({"state_dict": model.state_dict(), "history": asdict(history)}, _path(folder, key))
+
+
+def save_atomically(obj: object, path: Path) -> None:
+    """``torch.save`` ``obj`` to ``path`` so that a reader sees the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.")
     os.close(fd)
     try:
-        torch.save({"state_dict": model.state_dict(), "history": asdict(history)}, tmp)
-        os.replace(tmp, _path(folder, key))
+        torch.save(obj, tmp)
+        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

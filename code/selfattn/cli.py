@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import fields, replace
+from pathlib import Path
+from typing import Any, get_type_hints
 
 import torch
 from tqdm import tqdm
 
 from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
-from selfattn.errors import ConfigError, DataError
+from selfattn.errors import ConfigError, DataError, ReaderError
 from selfattn.runs import Rung, describe
+from selfattn.settings import field_type
 from selfattn.training import UNUSED, Progress, fit
 
 DEFAULT = "default: %(default)s"
@@ -21,6 +25,28 @@ DEFAULT = "default: %(default)s"
 def default_device() -> str:
     """CUDA when torch sees a GPU, else the CPU."""
     return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def flag_type(kind: type, optional: bool) -> Callable[[str], Any]:
+    """Read a flag's text as a field of type ``kind``: ``true``/``false`` for a bool, ``none`` to leave
+    an optional field unset."""
+
+    def parse(text: str) -> Any:
+        if optional and text.lower() == "none":
+            return None
+        if kind is bool:
+            if text.lower() not in ("true", "false"):
+                raise argparse.ArgumentTypeError(f"{text!r}: give true or false")
+            return text.lower() == "true"
+        try:
+            return kind(text)
+        except ValueError:
+            what = "a number" if kind is float else "a whole number"
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not {what}{' or none' if optional else ''}"
+            ) from None
+
+    return parse
 
 
 def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: str) -> argparse.Namespace:
@@ -38,11 +64,21 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
         lines = "\n".join(f"{name}: {rung.what}" for name, rung in presets.items())
         parser.add_argument("--preset", choices=list(presets), default=next(iter(presets)), help=lines)
     flags = [f for f in fields(TrainConfig) if f.name not in UNUSED[chosen.kind]]
+    kinds = get_type_hints(TrainConfig)
     for f in flags:
         flag, meaning = "--" + f.name.replace("_", "-"), f.metadata["rule"].help
         default = getattr(chosen.config, f.name)
-        parser.add_argument(flag, type=type(f.default), default=default, help=f"{meaning} ({DEFAULT})")
+        parser.add_argument(
+            flag, type=flag_type(*field_type(kinds[f.name])), default=default, help=f"{meaning} ({DEFAULT})"
+        )
     parser.add_argument("--device", default=default_device(), help=f"cpu or cuda ({DEFAULT})")
+    saving = parser.add_mutually_exclusive_group()
+    saving.add_argument(
+        "--out", type=Path, metavar="DIR", help="save a checkpoint into DIR at every evaluation"
+    )
+    saving.add_argument(
+        "--resume", type=Path, metavar="DIR", help="go on from DIR's checkpoint (same settings), saving there"
+    )
     parser.add_argument(
         "--sample-tokens", type=int, default=500, help=f"characters to write at the end ({DEFAULT})"
     )
@@ -67,16 +103,27 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
     except DataError as err:
         sys.exit(f"error: {err}")
     print(describe(args.kind, config))
-    bar = tqdm(total=config.max_iters, unit="step", dynamic_ncols=True)
+    bars: list[tqdm] = []  # opened at the first step, once the run (and its checkpoint) is sure to start
 
     def progress(p: Progress) -> None:
+        if not bars:
+            bars.append(tqdm(total=config.max_iters, initial=p.step, unit="step", dynamic_ncols=True))
+            if resume:
+                tqdm.write(f"going on from the checkpoint of step {p.step}")
+        bar = bars[0]
         if p.evaluated:  # the losses change only here
             bar.set_postfix(train=f"{p.train_loss:.3f}", val=f"{p.val_loss:.3f}", refresh=False)
             tqdm.write(f"step {p.step:5d}: train loss {p.train_loss:.4f}, val loss {p.val_loss:.4f}")
         bar.update(p.step - bar.n)
 
-    model, history = fit(args.kind, config, progress, args.device, reuse=False)  # always train
-    bar.close()
+    try:  # always train: the run cache is the book's, not the scripts'
+        resume = args.resume is not None
+        model, history = fit(args.kind, config, progress, args.device, False, args.resume or args.out, resume)
+    except ReaderError as err:
+        sys.exit(f"error: {err}")
+    finally:
+        for bar in bars:
+            bar.close()
     params = sum(p.numel() for p in model.parameters())
     print(f"{params:,} parameters; final val loss {history.final_val:.4f}")
 

@@ -12,6 +12,18 @@ ASSUMED_VOCAB = 128
 # torch seeds are unsigned 64-bit integers.
 LARGEST_SEED = 2**64 - 1
 SEED_HINT = "torch takes seeds of 64 bits"
+# The fields of the training recipe ("Training it well"): off at their defaults (selfattn.recipe).
+RECIPE = (
+    "init_std",
+    "scale_residual_init",
+    "tie_weights",
+    "warmup_iters",
+    "min_lr_ratio",
+    "grad_clip",
+    "weight_decay",
+    "decay_matrices_only",
+    "beta2",
+)
 
 
 @checked
@@ -36,13 +48,59 @@ class TrainConfig:
     seed: int = setting(
         1337, "seed for the starting weights and the batches", low=0, high=LARGEST_SEED, hint=SEED_HINT
     )
+    # The training recipe of real GPTs ("Training it well"), each part off by default (selfattn.recipe).
+    init_std: float | None = setting(
+        None,
+        "std of the normal starting weights, biases zero (None: PyTorch's own starting weights)",
+        low=0,
+        low_open=True,
+        hint="GPT-2 uses 0.02",
+    )
+    scale_residual_init: bool = setting(
+        False, "start the layers that write into the residual stream 1/sqrt(2 n_layer) smaller"
+    )
+    tie_weights: bool = setting(False, "one matrix for the token embedding and lm_head")
+    warmup_iters: int = setting(0, "steps over which the learning rate rises to learning_rate", low=0)
+    min_lr_ratio: float | None = setting(
+        None,
+        "cosine-decay the learning rate to this share of it by the last step (None: no decay)",
+        low=0,
+        high=1,
+    )
+    grad_clip: float | None = setting(
+        None,
+        "largest gradient norm a step takes; larger ones are scaled down (None: no clipping)",
+        low=0,
+        low_open=True,
+    )
+    weight_decay: float = setting(0.01, "AdamW's weight decay", low=0, high=1)
+    decay_matrices_only: bool = setting(
+        False, "decay only the Linear layers' weight matrices, not biases, LayerNorms or embeddings"
+    )
+    beta2: float = setting(
+        0.999,
+        "AdamW's beta2: how slowly its average of squared gradients forgets",
+        low=0,
+        high=1,
+        high_open=True,
+    )
 
     def check_together(self) -> None:
-        """Rules between fields: heads that split n_embd evenly, and a step that fits in memory."""
+        """Rules between fields: heads that split n_embd evenly, a recipe that fits, a step that fits."""
         if self.n_embd % self.n_head:
             raise ConfigError(
                 f"n_embd={self.n_embd} with n_head={self.n_head}: each head gets n_embd / n_head "
                 f"channels, so n_embd must be a multiple of n_head (e.g. n_head={_divisor(self)})."
+            )
+        if self.scale_residual_init and self.init_std is None:
+            raise ConfigError(
+                "scale_residual_init=True scales the starting weights init_std draws; set init_std too "
+                "(e.g. init_std=0.02)."
+            )
+        if self.warmup_iters > self.max_iters:
+            raise ConfigError(
+                f"warmup_iters={self.warmup_iters} with max_iters={self.max_iters}: the warmup must end "
+                f"by the last step; make warmup_iters at most {self.max_iters}."
             )
         need = step_bytes(self)
         if need > MEMORY_LIMIT_BYTES:

@@ -6,9 +6,10 @@ varies one builds it visibly, e.g. ``replace(ATTENTION, max_iters=500)``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
-from selfattn.config import TrainConfig
+from selfattn.config import RECIPE, TrainConfig
+from selfattn.settings import listing
 from selfattn.training import UNUSED
 
 # "The bigram model": one table lookup per character.
@@ -26,8 +27,18 @@ ATTENTION_TRY = replace(ATTENTION, learning_rate=1e-2, max_iters=500, eval_inter
 
 
 def describe(kind: str, config: TrainConfig) -> str:
-    """The fields a ``kind`` model reads, one ``name = value`` line each (as ``str(config)``)."""
-    return "\n".join(line for line in str(config).splitlines() if line.split()[0] not in UNUSED[kind])
+    """The fields a ``kind`` model reads, one ``name = value`` line each (as ``str(config)``).
+
+    The recipe's fields are listed only where they differ from their defaults (where they are on).
+    """
+    plain = TrainConfig()
+    shown = [
+        f.name
+        for f in fields(config)
+        if f.name not in UNUSED[kind]
+        and (f.name not in RECIPE or getattr(config, f.name) != getattr(plain, f.name))
+    ]
+    return listing(config, shown)
 
 
 @dataclass(frozen=True)

@@ -85,12 +85,17 @@ def checked(cls: type) -> type:
 
     def __str__(self) -> str:
         """One ``name = value`` line per field, names right-aligned."""
-        width = max(map(len, names))
-        return "\n".join(f"{name:>{width}} = {getattr(self, name)}" for name in names)
+        return listing(self, names)
 
     cls.__init__ = __init__
     cls.__str__ = __str__
     return cls
+
+
+def listing(config: Any, names: list[str]) -> str:
+    """One ``name = value`` line for each of ``names``, the names right-aligned."""
+    width = max(map(len, names))
+    return "\n".join(f"{name:>{width}} = {getattr(config, name)}" for name in names)
 
 
 def _unknown(config_name: str, name: str, names: list[str]) -> str:
@@ -99,16 +104,23 @@ def _unknown(config_name: str, name: str, names: list[str]) -> str:
     return f"{config_name} has no field {name!r}.{guess} Its fields are {', '.join(names)}."
 
 
+def field_type(annotation: Any) -> tuple[type, bool]:
+    """A field's value type (``int``, ``float`` or ``bool``), and whether it also takes None."""
+    args = get_args(annotation)
+    if type(None) not in args:
+        return annotation, False
+    (kind,) = (arg for arg in args if arg is not type(None))
+    return kind, True
+
+
 def _check(name: str, value: Any, kind: Any, rule: Rule, example: Any) -> None:
     """Raise a one-line ConfigError unless ``value`` has the field's type and lies in its range.
 
     A field annotated ``int | None`` or ``float | None`` also takes None: the setting is off.
     """
-    optional = type(None) in get_args(kind)
-    if optional:
-        if value is None:
-            return
-        (kind,) = (arg for arg in get_args(kind) if arg is not type(None))
+    kind, optional = field_type(kind)
+    if optional and value is None:
+        return
     wrong_type = f"{name}={value!r} ({type(value).__name__}): {name} must be"
     if kind is bool:
         if not isinstance(value, bool):

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 import torch
 import torch.nn as nn
 
-from selfattn import cache
+from selfattn import cache, checkpoints
 from selfattn.batches import get_batch
+from selfattn.checkpoints import Checkpoint
 from selfattn.config import LARGEST_SEED, TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.errors import ConfigError
@@ -21,6 +23,7 @@ from selfattn.gpt import (
     ResidualLanguageModel,
 )
 from selfattn.models import AttentionLanguageModel, BigramLanguageModel, LanguageModel
+from selfattn.recipe import init_weights, learning_rate_at, param_groups, tie_weights
 from selfattn.threads import threads_for
 
 # Part IV's models: each kind is named after the rung of selfattn.runs.LADDER that first trains it,
@@ -32,12 +35,16 @@ LADDER_MODELS: dict[str, type[LanguageModel]] = {
     "gpt": GPTLanguageModel,
 }
 MODELS = ("bigram", "attention", *LADDER_MODELS)
+PLAIN = TrainConfig()  # every recipe field at its default: off
 # Config fields a kind of model does not read (the scripts offer no flag for them).
 PART_IV_ONLY = {"n_head", "n_layer", "dropout"}
+# The recipe's parts that change the model itself: only the complete GPT takes them.
+GPT_ONLY = {"init_std", "scale_residual_init", "tie_weights"}
 UNUSED = {
-    "bigram": {"n_embd", "head_size", *PART_IV_ONLY},
-    "attention": PART_IV_ONLY,
-    **{kind: {"head_size"} for kind in LADDER_MODELS},
+    "bigram": {"n_embd", "head_size", *PART_IV_ONLY, *GPT_ONLY},
+    "attention": PART_IV_ONLY | GPT_ONLY,
+    **{kind: {"head_size", *GPT_ONLY} for kind in LADDER_MODELS if kind != "gpt"},
+    "gpt": {"head_size"},
 }
 
 
@@ -76,18 +83,27 @@ def make_model(kind: str, vocab_size: int, config: TrainConfig) -> LanguageModel
     """Build a ``kind`` model (one of ``MODELS``) with weights drawn from ``config.seed``.
 
     ``"bigram"`` and ``"attention"`` are Part II's models; the others are the
-    ladder's models on the way to a GPT (``LADDER_MODELS``).
+    ladder's models on the way to a GPT (``LADDER_MODELS``). The complete GPT
+    also takes the recipe's starting weights and weight tying (``selfattn.recipe``).
     """
     if kind not in MODELS:
         raise ConfigError(f"kind={kind!r}: choose one of {', '.join(MODELS)}.")
+    for name in sorted(UNUSED[kind] & GPT_ONLY):
+        if getattr(config, name) != getattr(PLAIN, name):
+            raise ConfigError(f"{name} changes the GPT only: use kind='gpt', or leave {name} unset.")
     torch.manual_seed(config.seed)
     if kind == "bigram":
         return BigramLanguageModel(vocab_size)
     if kind == "attention":
         return AttentionLanguageModel(vocab_size, config.block_size, config.n_embd, config.head_size)
-    return LADDER_MODELS[kind](
+    model = LADDER_MODELS[kind](
         vocab_size, config.block_size, config.n_embd, config.n_head, config.n_layer, config.dropout
     )
+    if config.tie_weights:
+        tie_weights(model)
+    if config.init_std is not None:
+        init_weights(model, config.init_std, config.scale_residual_init)
+    return model
 
 
 @torch.no_grad()
@@ -121,6 +137,8 @@ def train(
     val_data: torch.Tensor,
     config: TrainConfig,
     progress: Callable[[Progress], None] | None = None,
+    save_to: Path | None = None,
+    resume: Checkpoint | None = None,
 ) -> History:
     """Train ``model`` with AdamW for ``config.max_iters`` steps.
 
@@ -128,12 +146,15 @@ def train(
     one. Training and evaluation batches come from two generators seeded from
     ``config.seed``, so the same config gives the same numbers, and changing how
     often or how long the run is evaluated leaves the training batches alone.
+    With ``save_to`` (a folder) the run saves a checkpoint after every evaluation
+    (``selfattn.checkpoints``); from ``resume``, such a checkpoint, it goes on as if
+    it had never stopped.
     """
     widest = max(config.n_embd, config.head_size, config.block_size)
     started = time.perf_counter()
     with threads_for(config.batch_size, config.block_size, widest * config.n_layer):
-        history = _train(model, train_data, val_data, config, progress)
-    history.seconds = time.perf_counter() - started
+        history = _train(model, train_data, val_data, config, progress, save_to, resume)
+    history.seconds += time.perf_counter() - started
     return history
 
 
@@ -143,22 +164,47 @@ def _train(
     val_data: torch.Tensor,
     config: TrainConfig,
     progress: Callable[[Progress], None] | None,
+    save_to: Path | None,
+    resume: Checkpoint | None,
 ) -> History:
     generator = torch.Generator().manual_seed(config.seed)
     eval_generator = torch.Generator().manual_seed((config.seed + 1) % (LARGEST_SEED + 1))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, fused=True)
+    betas = (0.9, config.beta2)
+    optimizer = torch.optim.AdamW(
+        param_groups(model, config), lr=config.learning_rate, betas=betas, fused=True
+    )
     device = next(model.parameters()).device
-    history = History()
+    history, start = History(), 0
+    if resume is not None:
+        model.load_state_dict(resume.model)
+        optimizer.load_state_dict(resume.optimizer)
+        checkpoints.restore_random_states(resume.generators, generator, eval_generator, device)
+        history, start = History(**resume.history), resume.step
 
     def evaluate(step: int) -> None:
         history.steps.append(step)
         history.train_loss.append(estimate_loss(model, train_data, config, eval_generator))
         history.val_loss.append(estimate_loss(model, val_data, config, eval_generator))
+        if save_to is not None:
+            so_far = replace(history, seconds=history.seconds + time.perf_counter() - started)
+            checkpoints.save(
+                save_to,
+                Checkpoint(
+                    type(model).__name__,
+                    asdict(config),
+                    step,
+                    model.state_dict(),
+                    optimizer.state_dict(),
+                    asdict(so_far),
+                    checkpoints.random_states(generator, eval_generator, device),
+                ),
+            )
 
+    started = time.perf_counter()
     model.train()
-    for done in range(config.max_iters + 1):
+    for done in range(start, config.max_iters + 1):
         evaluated = done % config.eval_interval == 0 or done == config.max_iters
-        if evaluated:
+        if evaluated and not (resume is not None and done == start):  # a resumed run has this one
             evaluate(done)
         if progress is not None:
             last = history.batch_loss[-1] if history.batch_loss else None
@@ -173,6 +219,10 @@ def _train(
         _, loss = model(xb.to(device), yb.to(device))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        if config.grad_clip is not None:
+            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate_at(done, config)
         optimizer.step()
         history.batch_loss.append(loss.item())
     return history
@@ -184,14 +234,25 @@ def fit(
     progress: Callable[[Progress], None] | None = None,
     device: str = "cpu",
     reuse: bool = True,
+    save_to: Path | None = None,
+    resume: bool = False,
 ) -> tuple[LanguageModel, History]:
     """Build a ``kind`` model on ``device`` and train it on tiny Shakespeare with ``config``.
 
     With the run cache on (``selfattn.cache``) and ``reuse``, a run trained
     before is loaded instead, with the history (and training time) it had.
+    With ``save_to`` the run is checkpointed into that folder as it trains (and
+    never cached); with ``resume`` too, it goes on from the checkpoint there.
     """
     corpus = load_corpus()
     model = make_model(kind, corpus.tokenizer.vocab_size, config)
+    if save_to is not None:
+        # check the folder before training, so that a bad one costs nothing and loses nothing
+        start = checkpoints.load(save_to, model, config) if resume else None
+        if not resume:
+            checkpoints.refuse_to_overwrite(save_to)
+        model.to(device)
+        return model, train(model, corpus.train, corpus.val, config, progress, save_to, start)
     folder = cache.cache_folder() if reuse and device == "cpu" else None
     if folder is None:
         model.to(device)

@@ -48,6 +48,18 @@ BAD = [
     ),
     ({"n_embed": 64}, r"has no field 'n_embed'\. Did you mean n_embd\?"),
     ({"temperature": 0.8}, r"has no field 'temperature'\. Its fields are batch_size, block_size"),
+    ({"init_std": 0}, r"init_std=0: init_std must be a finite number greater than 0 \(GPT-2 uses 0\.02\)"),
+    ({"init_std": "0.02"}, r"init_std='0\.02' \(str\): init_std must be a number or None"),
+    ({"scale_residual_init": 1}, r"scale_residual_init=1 \(int\): scale_residual_init must be True or False"),
+    ({"scale_residual_init": True}, r"scale_residual_init=True scales .* set init_std too"),
+    ({"warmup_iters": 600, "max_iters": 500}, r"warmup_iters=600 with max_iters=500: .* at most 500"),
+    (
+        {"min_lr_ratio": 1.5},
+        r"min_lr_ratio=1\.5: min_lr_ratio must be a finite number at least 0 and at most 1",
+    ),
+    ({"grad_clip": 0.0}, r"grad_clip=0\.0: grad_clip must be a finite number greater than 0"),
+    ({"weight_decay": -0.1}, r"weight_decay=-0\.1: weight_decay must be a finite number at least 0"),
+    ({"beta2": 1.0}, r"beta2=1\.0: beta2 must be a finite number at least 0 and less than 1"),
 ]
 
 
@@ -74,8 +86,9 @@ def test_replace_is_checked_like_construction():
 
 
 def test_too_many_positional_values_is_a_config_error():
-    with pytest.raises(ConfigError, match="takes at most 12 values"):
-        TrainConfig(*range(1, 14))
+    count = len(fields(TrainConfig))
+    with pytest.raises(ConfigError, match=f"takes at most {count} values"):
+        TrainConfig(*range(1, count + 2))
 
 
 def test_reader_errors_share_one_base():
@@ -86,7 +99,8 @@ def test_reader_errors_share_one_base():
 def test_printed_config_is_one_field_per_line():
     lines = str(ATTENTION).splitlines()
     assert len(lines) == len(fields(TrainConfig))
-    assert "learning_rate = 0.001" in lines and "    max_iters = 5000" in lines
+    width = max(len(f.name) for f in fields(TrainConfig))
+    assert f"{'learning_rate':>{width}} = 0.001" in lines and f"{'max_iters':>{width}} = 5000" in lines
 
 
 def test_good_configs_are_accepted():

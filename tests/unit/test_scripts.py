@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from dataclasses import fields, replace
 
 import pytest
@@ -13,13 +11,7 @@ import pytest
 from selfattn import ATTENTION, TrainConfig, make_model
 from selfattn.runs import LADDER
 from selfattn.training import UNUSED
-from tools import ROOT
-
-
-def script(name: str, *flags: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "code" / name), *flags], capture_output=True, text=True, cwd=ROOT, env=env
-    )
+from tests.helpers import script
 
 
 def test_bigram_script_trains_and_prints_its_log_and_size():

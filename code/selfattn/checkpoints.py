@@ -1,0 +1,104 @@
+"""Checkpoints: a run saved while it trains, so that it can stop and go on where it stopped.
+
+``train(..., checkpoints=folder)`` writes ``folder/checkpoint.pt`` after every
+evaluation: the model, the optimizer, the config, the history so far and the state
+of every random generator the run draws from (batches, evaluation batches, dropout).
+A run resumed from it takes exactly the steps the uninterrupted run would have taken.
+The file is replaced atomically, so a run stopped at any moment leaves the last
+whole checkpoint behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import torch
+
+from selfattn.cache import save_atomically
+from selfattn.config import TrainConfig
+from selfattn.errors import ConfigError, DataError
+
+FILE = "checkpoint.pt"
+KEYS = {"model_class", "config", "step", "model", "optimizer", "history", "generators"}
+
+
+@dataclass
+class Checkpoint:
+    """Everything a run needs to go on: where it stopped and the state it had there."""
+
+    model_class: str  # e.g. "GPTLanguageModel"
+    config: dict  # asdict(TrainConfig)
+    step: int  # steps taken; the evaluation at this step is in the history
+    model: dict  # state_dict
+    optimizer: dict  # state_dict
+    history: dict  # asdict(History)
+    generators: dict  # name -> state (a uint8 tensor)
+
+
+def path_in(folder: Path) -> Path:
+    return Path(folder) / FILE
+
+
+def save(folder: Path, checkpoint: Checkpoint) -> None:
+    """Replace the folder's checkpoint with ``checkpoint``, atomically."""
+    save_atomically(asdict(checkpoint), path_in(folder))
+
+
+def random_states(batches: torch.Generator, evaluation: torch.Generator, device: torch.device) -> dict:
+    """The state of every generator a run draws from: its two batch generators, and dropout's."""
+    states = {"batches": batches.get_state(), "evaluation": evaluation.get_state()}
+    states["dropout"] = torch.get_rng_state()  # dropout draws from torch's global generator
+    if device.type == "cuda":
+        states["dropout_cuda"] = torch.cuda.get_rng_state(device)
+    return states
+
+
+def restore_random_states(
+    states: dict, batches: torch.Generator, evaluation: torch.Generator, device: torch.device
+) -> None:
+    """Put every generator back where :func:`random_states` found it."""
+    batches.set_state(states["batches"])
+    evaluation.set_state(states["evaluation"])
+    torch.set_rng_state(states["dropout"])
+    if device.type == "cuda":
+        torch.cuda.set_rng_state(states["dropout_cuda"], device)
+
+
+def refuse_to_overwrite(folder: Path) -> None:
+    """A one-line error if ``folder`` already holds a checkpoint: a new run would replace it."""
+    path = path_in(folder)
+    if path.exists():
+        raise ConfigError(
+            f"{path} already holds a checkpoint; continue it with --resume {folder}, "
+            "or save the new run into another folder."
+        )
+
+
+def load(folder: Path, model: torch.nn.Module, config: TrainConfig) -> Checkpoint:
+    """The folder's checkpoint, checked to be whole and to be a run of ``model``'s class with ``config``."""
+    path = path_in(folder)
+    if not path.is_file():
+        raise DataError(f"no checkpoint at {path}: start the run with --out {folder} first.")
+    try:
+        saved = torch.load(path, weights_only=True)
+    except Exception as err:  # a truncated or foreign file: torch says why in its own words
+        raise DataError(
+            f"{path} is incomplete or not a checkpoint ({type(err).__name__}); delete it and start again."
+        ) from None
+    if not isinstance(saved, dict) or set(saved) != KEYS:
+        raise DataError(f"{path} is incomplete or not a checkpoint; delete it and start again.")
+    ours = asdict(config)
+    differ = [
+        f"{f.name}={saved['config'].get(f.name)!r}, not {ours[f.name]!r}"
+        for f in fields(TrainConfig)
+        if saved["config"].get(f.name) != ours[f.name]
+    ]
+    if saved["model_class"] != type(model).__name__:
+        differ.insert(0, f"a {saved['model_class']}, not a {type(model).__name__}")
+    if differ:
+        raise ConfigError(
+            f"{path} was trained with {'; '.join(differ)}: resume with the settings it was "
+            "trained with, or start a new run in another folder."
+        )
+    return Checkpoint(**saved)

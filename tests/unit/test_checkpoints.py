@@ -1,0 +1,135 @@
+"""A run stopped mid-way and resumed ends where the uninterrupted run ends; a bad checkpoint costs nothing."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from tests.helpers import script
+from tools import ROOT
+
+RUN = ["--preset", "layernorm", "--max-iters", "300", "--eval-interval", "50", "--eval-iters", "5"]
+FLAGS = [*RUN, "--sample-tokens", "20"]
+FINAL = re.compile(r"final val loss (\d\.\d{4})")
+
+
+def final_loss(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, result.stderr
+    return FINAL.search(result.stdout).group(1)
+
+
+def saved_step(folder) -> int:
+    """The step of the folder's checkpoint (-1 while there is none); the file is always whole."""
+    path = folder / "checkpoint.pt"
+    return torch.load(path, weights_only=True)["step"] if path.exists() else -1
+
+
+def test_a_run_killed_mid_way_and_resumed_ends_as_the_uninterrupted_run(tmp_path):
+    whole = final_loss(script("03_gpt.py", *FLAGS, "--out", str(tmp_path / "whole")))
+    folder = tmp_path / "killed"
+    run = subprocess.Popen(
+        [sys.executable, str(ROOT / "code" / "03_gpt.py"), *FLAGS, "--out", str(folder)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while saved_step(folder) < 150 and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    run.send_signal(signal.SIGTERM)
+    run.wait()
+    stopped_at = saved_step(folder)
+    assert run.returncode == -signal.SIGTERM, "the run was still training when it was stopped"
+    assert 150 <= stopped_at < 300
+    resumed = script("03_gpt.py", *FLAGS, "--resume", str(folder))
+    assert f"going on from the checkpoint of step {stopped_at}" in resumed.stdout + resumed.stderr
+    assert final_loss(resumed) == whole
+    assert saved_step(folder) == 300
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("finished")
+    final_loss(script("03_gpt.py", *RUN, "--max-iters", "20", "--eval-interval", "10", "--out", str(folder)))
+    return folder
+
+
+def one_line_error(result: subprocess.CompletedProcess, message: str) -> None:
+    assert result.returncode == 1
+    assert re.fullmatch(f"error: {message}\n", result.stderr), result.stderr
+    assert result.stdout.count("step") == 0, "no training step was taken"
+
+
+def test_a_missing_checkpoint_is_one_line_that_says_how_to_start(tmp_path):
+    result = script("03_gpt.py", *FLAGS, "--resume", str(tmp_path))
+    one_line_error(
+        result, f"no checkpoint at {tmp_path}/checkpoint.pt: start the run with --out {tmp_path} first."
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_partial_checkpoint_is_one_line_and_stays_as_it_was(tmp_path, finished):
+    whole = (finished / "checkpoint.pt").read_bytes()
+    (tmp_path / "checkpoint.pt").write_bytes(whole[: len(whole) // 2])
+    result = script("03_gpt.py", *FLAGS, "--resume", str(tmp_path))
+    one_line_error(
+        result, f"{tmp_path}/checkpoint.pt is incomplete or not a checkpoint .*; delete it and start again."
+    )
+    assert (tmp_path / "checkpoint.pt").read_bytes() == whole[: len(whole) // 2]
+
+
+def test_a_mismatched_checkpoint_names_what_differs_and_is_left_alone(finished):
+    before = (finished / "checkpoint.pt").read_bytes()
+    result = script(
+        "03_gpt.py",
+        *RUN,
+        "--max-iters",
+        "20",
+        "--eval-interval",
+        "10",
+        "--n-embd",
+        "64",
+        "--resume",
+        str(finished),
+    )
+    one_line_error(
+        result, f"{finished}/checkpoint.pt was trained with n_embd=32, not 64: resume with the settings .*"
+    )
+    result = script(
+        "03_gpt.py",
+        "--preset",
+        "residual",
+        *RUN[2:],
+        "--max-iters",
+        "20",
+        "--eval-interval",
+        "10",
+        "--resume",
+        str(finished),
+    )
+    one_line_error(
+        result,
+        f"{finished}/checkpoint.pt was trained with a GPTLanguageModel, not a ResidualLanguageModel: .*",
+    )
+    assert (finished / "checkpoint.pt").read_bytes() == before
+
+
+def test_a_new_run_never_overwrites_a_checkpoint(finished):
+    before = (finished / "checkpoint.pt").read_bytes()
+    result = script("03_gpt.py", *FLAGS, "--out", str(finished))
+    one_line_error(
+        result,
+        f"{finished}/checkpoint.pt already holds a checkpoint; continue it with --resume {finished}, .*",
+    )
+    assert (finished / "checkpoint.pt").read_bytes() == before
+
+
+def test_out_and_resume_do_not_go_together(tmp_path):
+    result = script("03_gpt.py", *FLAGS, "--out", str(tmp_path), "--resume", str(tmp_path))
+    assert result.returncode == 2 and "not allowed with argument" in result.stderr

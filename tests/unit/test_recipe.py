@@ -1,0 +1,140 @@
+"""The training recipe: each part does what its field says, and with every part off nothing changes."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from itertools import pairwise
+
+import pytest
+import torch
+import torch.nn as nn
+from torch.optim.optimizer import register_optimizer_step_pre_hook
+
+from selfattn import ConfigError, TrainConfig, make_model, train
+from selfattn.recipe import learning_rate_at, param_groups
+
+V = 65
+GPT = TrainConfig(
+    block_size=8, n_embd=32, n_head=4, n_layer=3, learning_rate=1e-3, max_iters=30, eval_interval=10
+)
+GPT_RECIPE = replace(
+    GPT,
+    init_std=0.02,
+    scale_residual_init=True,
+    tie_weights=True,
+    warmup_iters=5,
+    min_lr_ratio=0.1,
+    grad_clip=1.0,
+    weight_decay=0.1,
+    decay_matrices_only=True,
+    beta2=0.99,
+)
+
+
+def short(config: TrainConfig) -> TrainConfig:
+    return replace(config, max_iters=6, eval_interval=3, eval_iters=2)
+
+
+def test_the_recipe_starts_every_weight_from_a_normal_of_its_std_and_every_bias_at_zero():
+    model = make_model("gpt", V, replace(GPT, init_std=0.02))
+    for module in model.modules():
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            assert module.weight.std().item() == pytest.approx(0.02, rel=0.15)
+            assert abs(module.weight.mean().item()) < 0.004
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            assert torch.count_nonzero(module.bias) == 0
+    plain = make_model("gpt", V, GPT)
+    assert plain.lm_head.weight.std().item() > 0.05, "PyTorch's own start is wider: the switch matters"
+
+
+def test_the_residual_writers_start_smaller_by_the_square_root_of_twice_the_depth():
+    model = make_model("gpt", V, replace(GPT, init_std=0.02, scale_residual_init=True))
+    expected = 0.02 / math.sqrt(2 * GPT.n_layer)
+    for block in model.blocks:
+        for writer in (block.sa.proj.weight, block.ffwd.net[2].weight):
+            assert writer.std().item() == pytest.approx(expected, rel=0.15)
+        assert block.sa.key.weight.std().item() == pytest.approx(0.02, rel=0.15), "the others keep 0.02"
+
+
+def test_tied_weights_are_one_matrix_that_both_layers_train():
+    plain = make_model("gpt", V, GPT)
+    tied = make_model("gpt", V, replace(GPT, tie_weights=True))
+    assert tied.lm_head.weight is tied.token_embedding_table.weight
+    count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+    assert count(plain) - count(tied) == V * GPT.n_embd
+    idx = torch.randint(0, V, (2, 8), generator=torch.Generator().manual_seed(0))
+    _, loss = tied(idx, idx)
+    loss.backward()
+    assert tied.token_embedding_table.weight.grad.abs().sum() > 0
+
+
+def test_only_the_matrices_are_decayed_when_asked():
+    model = make_model("gpt", V, replace(GPT, tie_weights=True))
+    decayed, kept = param_groups(model, replace(GPT, weight_decay=0.1, decay_matrices_only=True))
+    assert decayed["weight_decay"] == 0.1 and kept["weight_decay"] == 0.0
+    linear = {id(m.weight) for m in model.modules() if isinstance(m, nn.Linear)}
+    embedding = {id(m.weight) for m in model.modules() if isinstance(m, nn.Embedding)}
+    assert {id(p) for p in decayed["params"]} == linear - embedding
+    assert all(p.dim() == 2 for p in decayed["params"])
+    assert len(decayed["params"]) + len(kept["params"]) == len(list(model.parameters()))
+    assert id(model.lm_head.weight) in {id(p) for p in kept["params"]}, "the tied matrix is an embedding"
+    (everything,) = param_groups(model, GPT)
+    assert everything["weight_decay"] == 0.01 and len(everything["params"]) == len(list(model.parameters()))
+
+
+def test_the_learning_rate_warms_up_then_falls_along_a_cosine_to_its_floor():
+    config = replace(GPT, learning_rate=1e-2, max_iters=1000, warmup_iters=100, min_lr_ratio=0.1)
+    rates = [learning_rate_at(step, config) for step in range(1000)]
+    assert rates[0] == pytest.approx(1e-4) and rates[99] == pytest.approx(1e-2)
+    assert all(a < b for a, b in pairwise(rates[:100]))
+    assert all(a >= b for a, b in pairwise(rates[100:]))
+    assert rates[550] == pytest.approx((1e-2 + 1e-3) / 2)  # halfway down the cosine
+    assert rates[-1] == pytest.approx(1e-3, rel=1e-4)
+    assert {learning_rate_at(step, GPT) for step in range(30)} == {GPT.learning_rate}
+
+
+def steps_seen(config: TrainConfig) -> list[tuple[float, float]]:
+    """Train ``config`` briefly and record each optimizer step's learning rate and gradient norm."""
+    seen = []
+
+    def record(optimizer, args, kwargs):
+        grads = [p.grad for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
+        seen.append(
+            (
+                optimizer.param_groups[0]["lr"],
+                torch.linalg.vector_norm(torch.stack([g.norm() for g in grads])).item(),
+            )
+        )
+
+    handle = register_optimizer_step_pre_hook(record)  # torch's public global hook
+    try:
+        model = make_model("gpt", V, config)
+        data = torch.randint(0, V, (2000,), generator=torch.Generator().manual_seed(0))
+        train(model, data, data, config)
+    finally:
+        handle.remove()
+    return seen
+
+
+def test_the_loop_clips_the_gradient_norm_and_follows_the_schedule():
+    config = replace(short(GPT), learning_rate=1e-2, warmup_iters=3, min_lr_ratio=0.1)
+    plain = steps_seen(config)
+    assert max(norm for _, norm in plain) > 0.2, "without clipping, some step's gradient is larger"
+    clipped = steps_seen(replace(config, grad_clip=0.2))
+    assert all(norm <= 0.2 + 1e-5 for _, norm in clipped)
+    assert [lr for lr, _ in clipped] == pytest.approx([learning_rate_at(s, config) for s in range(6)])
+
+
+def test_the_full_recipe_trains():
+    model = make_model("gpt", V, GPT_RECIPE)
+    data = torch.randint(0, V, (2000,), generator=torch.Generator().manual_seed(0))
+    history = train(model, data, data, GPT_RECIPE)
+    assert history.final_val < history.val_loss[0]
+
+
+@pytest.mark.parametrize("kind", ["bigram", "attention", "multihead", "residual"])
+def test_the_recipe_s_model_switches_are_the_gpt_s_alone(kind):
+    for name, value in (("init_std", 0.02), ("tie_weights", True)):
+        with pytest.raises(ConfigError, match=f"{name} changes the GPT only: use kind='gpt'"):
+            make_model(kind, V, replace(GPT, **{name: value}))
