@@ -27,7 +27,7 @@ from selfattn.errors import ConfigError
 from selfattn.gpt import CausalSelfAttention, GPTLanguageModel
 from selfattn.models import AttentionLanguageModel, Head
 from selfattn.sampling import Sampling
-from selfattn.settings import checked, setting
+from selfattn.settings import checked, setting_of
 
 # The models whose modules the cache reads, by the kind make_model builds them from.
 CACHED_MODELS: dict[str, type[nn.Module]] = {"attention": AttentionLanguageModel, "gpt": GPTLanguageModel}
@@ -173,9 +173,9 @@ def generate_cached(
 class GPTSizes:
     """The sizes a GPT's cache depends on, for GPTs the book does not train (GPT-2, say)."""
 
-    n_layer: int = setting(12, "blocks stacked one after another", low=1)
-    n_embd: int = setting(768, "width of each position's vector: n_head heads side by side", low=1)
-    block_size: int = setting(1024, "context length: the most positions the cache holds", low=1)
+    n_layer: int = setting_of(TrainConfig, "n_layer", 12)
+    n_embd: int = setting_of(TrainConfig, "n_embd", 768)
+    block_size: int = setting_of(TrainConfig, "block_size", 1024)
 
 
 # GPT-2 small's sizes as published: 12 layers, 768 wide, a context of 1,024 tokens.

@@ -57,6 +57,12 @@ def setting(default: Any, help: str, **rule: Any) -> Any:
     return field(default=default, metadata={"rule": Rule(help, **rule)})
 
 
+def setting_of(cls: type, name: str, default: Any) -> Any:
+    """Declare a field that follows ``cls``'s field ``name``: its meaning and bounds, another default."""
+    (original,) = (f for f in fields(cls) if f.name == name)
+    return field(default=default, metadata=original.metadata)
+
+
 def checked(cls: type) -> type:
     """Make ``cls`` a frozen dataclass whose fields are checked whenever one is made.
 

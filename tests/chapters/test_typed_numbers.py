@@ -48,6 +48,7 @@ CITED = {
     "36": "GPT-2 large's layers",
     "48": "GPT-2 XL's layers",
     "0.8": "nanoGPT's sample.py default temperature (sampling)",
+    "4,096": "Mistral 7B's attention window (attention-cost)",
     "200": "nanoGPT's sample.py default top_k (sampling)",
 }
 
