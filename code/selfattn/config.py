@@ -13,7 +13,7 @@ ASSUMED_VOCAB = 128
 LARGEST_SEED = 2**64 - 1
 SEED_HINT = "torch takes seeds of 64 bits"
 # The fields of the training recipe ("Training it well"): off at their defaults (selfattn.recipe).
-RECIPE = (
+RECIPE_FIELDS = (
     "init_std",
     "scale_residual_init",
     "tie_weights",

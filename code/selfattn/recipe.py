@@ -3,14 +3,15 @@
 Each part is a :class:`~selfattn.config.TrainConfig` field, off by default, so the
 runs of the earlier chapters train exactly as before. ``init_weights`` and
 ``tie_weights`` change the model before it trains (``make_model`` calls them);
-``param_groups`` and ``learning_rate_at`` change how the optimizer steps, and
-``selfattn.training`` clips the gradient norm with ``grad_clip``.
+``make_optimizer`` and ``take_step`` are how the training loop steps, with
+``param_groups`` and ``learning_rate_at``.
 """
 
 from __future__ import annotations
 
 import math
 
+import torch
 import torch.nn as nn
 
 from selfattn.config import TrainConfig
@@ -74,3 +75,23 @@ def learning_rate_at(step: int, config: TrainConfig) -> float:
     done = (step - config.warmup_iters) / max(1, config.max_iters - config.warmup_iters)  # 0 .. 1
     floor = config.min_lr_ratio * top
     return floor + 0.5 * (1 + math.cos(math.pi * done)) * (top - floor)
+
+
+def make_optimizer(model: nn.Module, config: TrainConfig) -> torch.optim.AdamW:
+    """AdamW over the model's parameter groups, with the config's learning rate and beta2."""
+    betas = (0.9, config.beta2)  # beta1 stays at AdamW's default
+    return torch.optim.AdamW(param_groups(model, config), lr=config.learning_rate, betas=betas, fused=True)
+
+
+def take_step(
+    model: nn.Module, optimizer: torch.optim.Optimizer, loss: torch.Tensor, config: TrainConfig, step: int
+) -> None:
+    """One optimizer step from ``loss``: its gradient, clipped if asked, then a step at this step's rate."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if config.grad_clip is not None:
+        # scale the whole gradient down, every parameter's alike, until its norm is grad_clip
+        torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+    for group in optimizer.param_groups:
+        group["lr"] = learning_rate_at(step, config)
+    optimizer.step()

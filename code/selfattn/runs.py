@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from selfattn.config import RECIPE, TrainConfig
+from selfattn.config import RECIPE_FIELDS, TrainConfig
 from selfattn.settings import listing
 from selfattn.training import UNUSED
 
@@ -36,7 +36,7 @@ def describe(kind: str, config: TrainConfig) -> str:
         f.name
         for f in fields(config)
         if f.name not in UNUSED[kind]
-        and (f.name not in RECIPE or getattr(config, f.name) != getattr(plain, f.name))
+        and (f.name not in RECIPE_FIELDS or getattr(config, f.name) != getattr(plain, f.name))
     ]
     return listing(config, shown)
 

@@ -23,7 +23,7 @@ from selfattn.gpt import (
     ResidualLanguageModel,
 )
 from selfattn.models import AttentionLanguageModel, BigramLanguageModel, LanguageModel
-from selfattn.recipe import init_weights, learning_rate_at, param_groups, tie_weights
+from selfattn.recipe import init_weights, make_optimizer, take_step, tie_weights
 from selfattn.threads import threads_for
 
 # Part IV's models: each kind is named after the rung of selfattn.runs.LADDER that first trains it,
@@ -169,10 +169,7 @@ def _train(
 ) -> History:
     generator = torch.Generator().manual_seed(config.seed)
     eval_generator = torch.Generator().manual_seed((config.seed + 1) % (LARGEST_SEED + 1))
-    betas = (0.9, config.beta2)
-    optimizer = torch.optim.AdamW(
-        param_groups(model, config), lr=config.learning_rate, betas=betas, fused=True
-    )
+    optimizer = make_optimizer(model, config)
     device = next(model.parameters()).device
     history, start = History(), 0
     if resume is not None:
@@ -217,13 +214,7 @@ def _train(
             break
         xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
         _, loss = model(xb.to(device), yb.to(device))
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if config.grad_clip is not None:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
-        for group in optimizer.param_groups:
-            group["lr"] = learning_rate_at(done, config)
-        optimizer.step()
+        take_step(model, optimizer, loss, config, done)
         history.batch_loss.append(loss.item())
     return history
 
