@@ -86,8 +86,51 @@ LADDER = {
 }
 
 
+# "Training it well": the recipe GPT-2 and nanoGPT train with, one part per entry, each the
+# TrainConfig settings that switch it on (selfattn.recipe). The warmup, decay and beta2 are
+# nanoGPT's for tiny Shakespeare; its rate is the ladder's, tripled.
+RECIPE_PARTS: dict[str, dict] = {
+    "starting weights": {"init_std": 0.02},
+    "smaller residual writers": {"init_std": 0.02, "scale_residual_init": True},
+    "warmup and cosine decay": {"warmup_iters": 100, "min_lr_ratio": 0.1},
+    "gradient clipping": {"grad_clip": 1.0},
+    "decay on matrices only": {"weight_decay": 0.1, "decay_matrices_only": True},
+    "beta2 0.99": {"beta2": 0.99},
+    "tied weights": {"tie_weights": True},
+    "learning rate 3e-3": {"learning_rate": 3e-3},
+}
+RECIPE = {name: value for part in RECIPE_PARTS.values() for name, value in part.items()}
+# The seeds a run is repeated with where the prose compares two numbers closer than their spread.
+SEEDS = (1337, 1, 2)
+# The ablation's runs with every seed; the other parts train once, with the ladder's seed.
+SEEDED = ("plain", "starting weights", "learning rate 3e-3", "whole recipe")
+
+
+def ablation() -> dict[str, Rung]:
+    """The LayerNorm rung plain, with each part of the recipe alone, and with the whole recipe.
+
+    Named "<part>, seed <seed>"; "plain, seed 1337" is the LayerNorm rung itself.
+    """
+    layernorm = LADDER["layernorm"]
+    parts = {"plain": {}, **RECIPE_PARTS, "whole recipe": RECIPE}
+    return {
+        f"{part}, seed {seed}": Rung(layernorm.kind, replace(layernorm.config, **settings, seed=seed), part)
+        for part, settings in parts.items()
+        for seed in (SEEDS if part in SEEDED else SEEDS[:1])
+    }
+
+
+# The small GPT in 60% of its steps, without dropout: with the whole recipe, and with the plain
+# loop (which tells what dropping dropout does alone). Evaluated twice as often as the ladder's,
+# so that the step at which each reaches the ladder's final loss shows.
+_SHORT_GPT = replace(LADDER["small-gpt"].config, dropout=0.0, max_iters=3000, eval_interval=250)
+RECIPE_GPT = Rung("gpt", replace(_SHORT_GPT, **RECIPE), "the small GPT with the whole recipe, no dropout")
+NO_DROPOUT_GPT = Rung("gpt", _SHORT_GPT, "the small GPT without dropout, plain loop")
+
+
 def book_runs() -> dict[str, Rung]:
-    """The runs the chapters train in full, by name: Part II's two and every rung but the lecture's.
+    """The runs the chapters train in full, by name: Part II's two, every rung but the lecture's,
+    and the recipe's.
 
     The build trains these before it runs the chapters (``tools.execute``), so that no chapter
     holds a core while it waits for a model that another chapter is training.
@@ -100,4 +143,10 @@ def book_runs() -> dict[str, Rung]:
     layernorm = LADDER["layernorm"]
     # "Dropout, and train() versus eval()" trains the LayerNorm rung with dropout beside it
     dropout = Rung(layernorm.kind, replace(layernorm.config, dropout=0.1), "the LayerNorm rung, dropout 0.1")
-    return part_ii | ladder | {"layernorm-dropout": dropout}
+    recipe = {f"ablation: {name}": run for name, run in ablation().items()} | {
+        "recipe-gpt": RECIPE_GPT,
+        "no-dropout-gpt": NO_DROPOUT_GPT,
+    }
+    runs = part_ii | ladder | {"layernorm-dropout": dropout} | recipe
+    unique = {(run.kind, run.config): name for name, run in reversed(runs.items())}  # first name wins
+    return {name: runs[name] for name in runs if name in unique.values()}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import fields, replace
 from itertools import pairwise
 
 import pytest
@@ -13,6 +13,17 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from selfattn import ConfigError, TrainConfig, make_model, train
 from selfattn.recipe import learning_rate_at, param_groups
+from selfattn.runs import (
+    LADDER,
+    NO_DROPOUT_GPT,
+    RECIPE,
+    RECIPE_GPT,
+    RECIPE_PARTS,
+    SEEDED,
+    SEEDS,
+    ablation,
+    book_runs,
+)
 
 V = 65
 GPT = TrainConfig(
@@ -138,3 +149,39 @@ def test_the_recipe_s_model_switches_are_the_gpt_s_alone(kind):
     for name, value in (("init_std", 0.02), ("tie_weights", True)):
         with pytest.raises(ConfigError, match=f"{name} changes the GPT only: use kind='gpt'"):
             make_model(kind, V, replace(GPT, **{name: value}))
+
+
+def test_the_ablation_switches_on_one_part_at_a_time_over_the_layernorm_rung():
+    runs = ablation()
+    layernorm = LADDER["layernorm"].config
+    assert runs["plain, seed 1337"].config == layernorm, "the plain run is the ladder's own"
+    for part, settings in RECIPE_PARTS.items():
+        config = runs[f"{part}, seed 1337"].config
+        changed = {
+            f.name for f in fields(TrainConfig) if getattr(config, f.name) != getattr(layernorm, f.name)
+        }
+        assert changed == set(settings), part
+    whole = runs["whole recipe, seed 1337"].config
+    assert all(getattr(whole, name) == value for name, value in RECIPE.items())
+    seeds = {name.split(", seed ")[0]: [] for name in runs}
+    for name in runs:
+        part, seed = name.split(", seed ")
+        seeds[part].append(int(seed))
+    assert {part for part, s in seeds.items() if s == list(SEEDS)} == set(SEEDED)
+    assert all(s == [SEEDS[0]] for part, s in seeds.items() if part not in SEEDED)
+
+
+def test_the_short_gpts_are_the_small_gpt_without_dropout_in_sixty_percent_of_its_steps():
+    small = LADDER["small-gpt"].config
+    short = NO_DROPOUT_GPT.config
+    assert short == replace(small, dropout=0.0, max_iters=short.max_iters, eval_interval=250)
+    assert short.max_iters == 0.6 * small.max_iters
+    assert RECIPE_GPT.config == replace(short, **RECIPE)
+
+
+def test_the_book_trains_each_run_once():
+    runs = book_runs()
+    assert len({(r.kind, r.config) for r in runs.values()}) == len(runs)
+    assert {r.config for r in ablation().values()} | {RECIPE_GPT.config, NO_DROPOUT_GPT.config} <= {
+        r.config for r in runs.values()
+    }
