@@ -4,6 +4,8 @@ python code/03_gpt.py --preset multihead       # four heads of 8 in place of one
 python code/03_gpt.py --preset small-gpt       # the largest model the book trains on a CPU
 python code/03_gpt.py --preset lecture         # GPU scale: 10.8 M parameters (use --device cuda)
 python code/03_gpt.py --preset residual --max-iters 2000 --learning-rate 3e-3
+python code/03_gpt.py --preset small-gpt --out runs/gpt      # save a checkpoint at every evaluation
+python code/03_gpt.py --preset small-gpt --resume runs/gpt   # go on where it stopped
 """
 
 from selfattn.cli import main
