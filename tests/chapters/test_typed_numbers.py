@@ -50,6 +50,7 @@ CITED = {
     "0.8": "nanoGPT's sample.py default temperature (sampling)",
     "4,096": "Mistral 7B's attention window (attention-cost)",
     "200": "nanoGPT's sample.py default top_k (sampling)",
+    "0.95": "nanoGPT's train.py default beta2 (training-well)",
 }
 
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\})?")
