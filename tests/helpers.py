@@ -98,6 +98,18 @@ def shows_source(path: Path, obj) -> bool:
     return any(inspect.cleandoc(block) == source for block in code_blocks(path))
 
 
+def unshown_sources(site: Path, page: str, objects: list) -> list[str]:
+    """The names of the ``objects`` whose source the built chapter ``page`` does not show exactly."""
+    path, _ = chapter(site, page)
+    return [obj.__qualname__ for obj in objects if not shows_source(path, obj)]
+
+
+def included_objects(source: Path) -> set[tuple[str, str]]:
+    """The (module, object) pairs a chapter's source includes with ``literalinclude`` ``:pyobject:``."""
+    pattern = r"literalinclude\} \.\./code/selfattn/(\w+)\.py\n:pyobject: ([\w.]+)"
+    return set(re.findall(pattern, source.read_text(encoding="utf-8")))
+
+
 def figure_messages(page: str) -> list[str]:
     """What a translation of ``page`` is asked for, in order: its figures' words and templates."""
     seen: list[str] = []

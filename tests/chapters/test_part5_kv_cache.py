@@ -18,7 +18,7 @@ from selfattn import kv_cache
 from selfattn.kv_cache import GPT2_SMALL, cache_memory
 from selfattn.models import generate
 from selfattn.runs import LADDER
-from tests.helpers import chapter, figure_alts, shows_source
+from tests.helpers import chapter, figure_alts, included_objects, unshown_sources
 from tools import ROOT
 
 PAGE = "kv-cache"
@@ -43,10 +43,7 @@ def number(pattern: str, text: str) -> float:
 
 def test_the_chapter_includes_only_what_the_package_defines():
     """Each ``:pyobject:`` the chapter includes names a function or class of the module it reads."""
-    included = re.findall(
-        r"literalinclude\} \.\./code/selfattn/(\w+)\.py\n:pyobject: (\w+)", SOURCE.read_text()
-    )
-    assert {(module, name) for module, name in included} == {
+    assert included_objects(SOURCE) == {
         ("models", "generate"),
         *(("kv_cache", obj.__name__) for obj in SHOWN[1:]),
     }
@@ -54,8 +51,7 @@ def test_the_chapter_includes_only_what_the_package_defines():
 
 @pytest.mark.slow
 def test_the_page_shows_the_package_source(built_book):
-    path, _ = chapter(built_book, PAGE)
-    assert [obj.__qualname__ for obj in SHOWN if not shows_source(path, obj)] == []
+    assert unshown_sources(built_book, PAGE, SHOWN) == []
 
 
 @pytest.mark.slow

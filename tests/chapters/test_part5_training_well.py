@@ -14,7 +14,7 @@ import pytest
 
 from selfattn import checkpoints, recipe
 from selfattn.runs import RECIPE_PARTS, SEEDS
-from tests.helpers import chapter, shows_source
+from tests.helpers import chapter, included_objects, unshown_sources
 from tools import ROOT
 
 PAGE = "training-well"
@@ -30,17 +30,10 @@ SHOWN = [
 ]
 
 
-def test_the_chapter_includes_only_what_the_package_defines():
-    included = re.findall(
-        r"literalinclude\} \.\./code/selfattn/(\w+)\.py\n:pyobject: (\w+)", SOURCE.read_text()
-    )
-    assert set(included) == {(obj.__module__.split(".")[-1], obj.__name__) for obj in SHOWN}
-
-
 @pytest.mark.slow
-def test_the_page_shows_the_package_source(built_book):
-    path, _ = chapter(built_book, PAGE)
-    assert [obj.__qualname__ for obj in SHOWN if not shows_source(path, obj)] == []
+def test_the_page_shows_the_recipe_s_own_source_and_only_that(built_book):
+    assert included_objects(SOURCE) == {(obj.__module__.split(".")[-1], obj.__name__) for obj in SHOWN}
+    assert unshown_sources(built_book, PAGE, SHOWN) == []
 
 
 @pytest.mark.slow

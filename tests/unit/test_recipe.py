@@ -185,3 +185,10 @@ def test_the_book_trains_each_run_once():
     assert {r.config for r in ablation().values()} | {RECIPE_GPT.config, NO_DROPOUT_GPT.config} <= {
         r.config for r in runs.values()
     }
+
+
+def test_the_recipe_is_nanogpts_for_tiny_shakespeare_at_three_times_the_ladders_rate():
+    """What "Training it well" says of the recipe's settings."""
+    assert RECIPE["learning_rate"] == pytest.approx(3 * LADDER["layernorm"].config.learning_rate)
+    assert (RECIPE["warmup_iters"], RECIPE["min_lr_ratio"], RECIPE["beta2"]) == (100, 0.1, 0.99)
+    assert (RECIPE["init_std"], RECIPE["grad_clip"], RECIPE["weight_decay"]) == (0.02, 1.0, 0.1)
