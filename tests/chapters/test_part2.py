@@ -25,6 +25,7 @@ from selfattn import (
     training,
 )
 from selfattn.anatomy import model_stages, stages, trace
+from selfattn.recipe import take_step
 from tests.helpers import chapter, figure_alts, shows_source
 
 V = 65
@@ -201,6 +202,7 @@ def test_bigram_page_shows_the_runs_loss_and_the_packages_model(built_book, bigr
     assert "4,225" in text
     assert shows_source(path, BigramLanguageModel), "the page shows the package's model, unchanged"
     assert shows_source(path, training._train), "the page shows the training loop every model uses"
+    assert shows_source(path, take_step), "and the step it takes"
 
 
 @pytest.mark.slow
