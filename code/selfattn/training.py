@@ -172,10 +172,11 @@ def _train(
     optimizer = make_optimizer(model, config)
     device = next(model.parameters()).device
     history, start = History(), 0
-    if resume is not None:  # go on where the checkpoint stopped
-        checkpoints.restore(resume, model, optimizer, (generator, eval_generator))
+    if resume is not None:
+        model.load_state_dict(resume.model)
+        optimizer.load_state_dict(resume.optimizer)
+        checkpoints.restore_random_states(resume.generators, generator, eval_generator, device)
         history, start = History(**resume.history), resume.step
-    started = time.perf_counter()
 
     def evaluate(step: int) -> None:
         history.steps.append(step)
@@ -184,13 +185,23 @@ def _train(
         if save_to is not None:
             so_far = replace(history, seconds=history.seconds + time.perf_counter() - started)
             checkpoints.save(
-                save_to, step, model, optimizer, config, asdict(so_far), (generator, eval_generator)
+                save_to,
+                Checkpoint(
+                    type(model).__name__,
+                    asdict(config),
+                    step,
+                    model.state_dict(),
+                    optimizer.state_dict(),
+                    asdict(so_far),
+                    checkpoints.random_states(generator, eval_generator, device),
+                ),
             )
 
+    started = time.perf_counter()
     model.train()
     for done in range(start, config.max_iters + 1):
         evaluated = done % config.eval_interval == 0 or done == config.max_iters
-        if evaluated and done not in history.steps:  # a resumed run has evaluated its first step
+        if evaluated and not (resume is not None and done == start):  # a resumed run has this one
             evaluate(done)
         if progress is not None:
             last = history.batch_loss[-1] if history.batch_loss else None
