@@ -1,6 +1,6 @@
 """Checkpoints: a run saved while it trains, so that it can stop and go on where it stopped.
 
-``train(..., checkpoints=folder)`` writes ``folder/checkpoint.pt`` after every
+``train(..., save_to=folder)`` writes ``folder/checkpoint.pt`` after every
 evaluation: the model, the optimizer, the config, the history so far and the state
 of every random generator the run draws from (batches, evaluation batches, dropout).
 A run resumed from it takes exactly the steps the uninterrupted run would have taken.
@@ -40,9 +40,53 @@ def path_in(folder: Path) -> Path:
     return Path(folder) / FILE
 
 
-def save(folder: Path, checkpoint: Checkpoint) -> None:
-    """Replace the folder's checkpoint with ``checkpoint``, atomically."""
+def save(
+    folder: Path,
+    step: int,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    config: TrainConfig,
+    history: dict,
+    generators: tuple[torch.Generator, torch.Generator],
+) -> None:
+    """Replace the folder's checkpoint, atomically, with the run as it stands after ``step`` steps.
+
+    ``history`` is the run's history so far (as a dict); ``generators`` its batch and evaluation
+    generators.
+    """
+    device = next(model.parameters()).device
+    checkpoint = Checkpoint(
+        type(model).__name__,
+        asdict(config),
+        step,
+        model.state_dict(),
+        optimizer.state_dict(),
+        history,
+        random_states(*generators, device),
+    )
     save_atomically(asdict(checkpoint), path_in(folder))
+
+
+def restore(
+    checkpoint: Checkpoint,
+    model: torch.nn.Module,
+    optimizer: torch.optim.Optimizer,
+    generators: tuple[torch.Generator, torch.Generator],
+) -> None:
+    """Put the model, the optimizer and every random generator back as ``checkpoint`` holds them.
+
+    A run of several processes saves the main process's generators, so after a resume the others
+    draw the main one's dropout masks.
+    """
+    model.load_state_dict(checkpoint.model)
+    optimizer.load_state_dict(checkpoint.optimizer)
+    device = next(model.parameters()).device
+    batches, evaluation = generators
+    batches.set_state(checkpoint.generators["batches"])
+    evaluation.set_state(checkpoint.generators["evaluation"])
+    torch.set_rng_state(checkpoint.generators["dropout"])
+    if device.type == "cuda":
+        torch.cuda.set_rng_state(checkpoint.generators["dropout_cuda"], device)
 
 
 def random_states(batches: torch.Generator, evaluation: torch.Generator, device: torch.device) -> dict:
@@ -52,17 +96,6 @@ def random_states(batches: torch.Generator, evaluation: torch.Generator, device:
     if device.type == "cuda":
         states["dropout_cuda"] = torch.cuda.get_rng_state(device)
     return states
-
-
-def restore_random_states(
-    states: dict, batches: torch.Generator, evaluation: torch.Generator, device: torch.device
-) -> None:
-    """Put every generator back where :func:`random_states` found it."""
-    batches.set_state(states["batches"])
-    evaluation.set_state(states["evaluation"])
-    torch.set_rng_state(states["dropout"])
-    if device.type == "cuda":
-        torch.cuda.set_rng_state(states["dropout_cuda"], device)
 
 
 def refuse_to_overwrite(folder: Path) -> None:

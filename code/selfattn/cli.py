@@ -4,22 +4,26 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import fields, replace
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, NoReturn, get_type_hints
 
 import torch
 from tqdm import tqdm
 
 from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
-from selfattn.errors import ConfigError, DataError, ReaderError
+from selfattn.engine import DTYPES, Engine, World, start, stop
+from selfattn.errors import ConfigError, ReaderError
 from selfattn.runs import Rung, describe
 from selfattn.settings import field_type
+from selfattn.tokenizers import CharTokenizer
 from selfattn.training import UNUSED, Progress, fit
 
 DEFAULT = "default: %(default)s"
+WAIT_FOR_MAIN = 10  # seconds a failing process of several waits for the main one's message
 
 
 def default_device() -> str:
@@ -72,6 +76,13 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
             flag, type=flag_type(*field_type(kinds[f.name])), default=default, help=f"{meaning} ({DEFAULT})"
         )
     parser.add_argument("--device", default=default_device(), help=f"cpu or cuda ({DEFAULT})")
+    parser.add_argument(
+        "--dtype",
+        choices=list(DTYPES),
+        default="float32",
+        help=f"bfloat16: autocast, on CUDA GPUs ({DEFAULT})",
+    )
+    parser.add_argument("--compile", action="store_true", help="on CUDA GPUs: train through torch.compile")
     saving = parser.add_mutually_exclusive_group()
     saving.add_argument(
         "--out", type=Path, metavar="DIR", help="save a checkpoint into DIR at every evaluation"
@@ -95,14 +106,40 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
 
 
 def main(presets: dict[str, Rung], description: str, argv: list[str] | None = None) -> None:
-    """Train the chosen preset with the flags in ``argv``, print the step log and a sample."""
+    """Train the chosen preset with the flags in ``argv``, print the step log and a sample.
+
+    Under ``torchrun`` every process trains its share of each batch (``selfattn.engine``); only
+    the main one prints and saves.
+    """
     args = parse_args(presets, argv, description)
-    config = args.config
+    config, world = args.config, World.launched()
     try:
         tokenizer = load_corpus().tokenizer  # the data first: no progress bar for a run that cannot start
-    except DataError as err:
-        sys.exit(f"error: {err}")
-    print(describe(args.kind, config))
+        engine = start(world, args.device, args.dtype, args.compile, config)
+    except ReaderError as err:
+        fail(err, world)
+    try:
+        run(args, engine, tokenizer)
+    finally:
+        stop(engine)
+
+
+def fail(err: ReaderError, world: World) -> NoReturn:
+    """Exit with the error's one line, printed once, by the main process.
+
+    Every process of a world fails alike; the others wait for the main one to say why (torchrun
+    stops them when it exits).
+    """
+    if not world.main:
+        time.sleep(WAIT_FOR_MAIN)
+    sys.exit(f"error: {err}" if world.main else 1)
+
+
+def run(args: argparse.Namespace, engine: Engine, tokenizer: CharTokenizer) -> None:
+    """The run itself, once its data and its engine are ready."""
+    config, main = args.config, engine.world.main
+    if main:
+        print(describe(args.kind, config))
     bars: list[tqdm] = []  # opened at the first step, once the run (and its checkpoint) is sure to start
 
     def progress(p: Progress) -> None:
@@ -118,16 +155,19 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
 
     try:  # always train: the run cache is the book's, not the scripts'
         resume = args.resume is not None
-        model, history = fit(args.kind, config, progress, args.device, False, args.resume or args.out, resume)
+        folder = args.resume or args.out
+        model, history = fit(args.kind, config, progress if main else None, engine, False, folder, resume)
     except ReaderError as err:
-        sys.exit(f"error: {err}")
+        fail(err, engine.world)
     finally:
         for bar in bars:
             bar.close()
+    if not main:
+        return
     params = sum(p.numel() for p in model.parameters())
     print(f"{params:,} parameters; final val loss {history.final_val:.4f}")
 
     model.eval()  # no dropout while writing
-    start = torch.zeros((1, 1), dtype=torch.long, device=args.device)  # (B=1, T=1): a newline
-    generator = torch.Generator(device=args.device).manual_seed(config.seed)
-    print(tokenizer.decode(model.generate(start, args.sample_tokens, generator)[0].tolist()))
+    start_ids = torch.zeros((1, 1), dtype=torch.long, device=engine.device)  # (B=1, T=1): a newline
+    generator = torch.Generator(device=engine.device).manual_seed(config.seed)
+    print(tokenizer.decode(model.generate(start_ids, args.sample_tokens, generator)[0].tolist()))

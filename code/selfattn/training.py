@@ -15,6 +15,7 @@ from selfattn.batches import get_batch
 from selfattn.checkpoints import Checkpoint
 from selfattn.config import LARGEST_SEED, TrainConfig
 from selfattn.corpus import load_corpus
+from selfattn.engine import BOOK, Engine
 from selfattn.errors import ConfigError
 from selfattn.gpt import (
     FeedForwardLanguageModel,
@@ -139,6 +140,7 @@ def train(
     progress: Callable[[Progress], None] | None = None,
     save_to: Path | None = None,
     resume: Checkpoint | None = None,
+    engine: Engine = BOOK,
 ) -> History:
     """Train ``model`` with AdamW for ``config.max_iters`` steps.
 
@@ -148,12 +150,12 @@ def train(
     often or how long the run is evaluated leaves the training batches alone.
     With ``save_to`` (a folder) the run saves a checkpoint after every evaluation
     (``selfattn.checkpoints``); from ``resume``, such a checkpoint, it goes on as if
-    it had never stopped.
+    it had never stopped. ``engine`` says how the steps compute (``selfattn.engine``).
     """
     widest = max(config.n_embd, config.head_size, config.block_size)
     started = time.perf_counter()
     with threads_for(config.batch_size, config.block_size, widest * config.n_layer):
-        history = _train(model, train_data, val_data, config, progress, save_to, resume)
+        history = _train(model, train_data, val_data, config, progress, save_to, resume, engine)
     history.seconds += time.perf_counter() - started
     return history
 
@@ -166,42 +168,33 @@ def _train(
     progress: Callable[[Progress], None] | None,
     save_to: Path | None,
     resume: Checkpoint | None,
+    engine: Engine,
 ) -> History:
     generator = torch.Generator().manual_seed(config.seed)
     eval_generator = torch.Generator().manual_seed((config.seed + 1) % (LARGEST_SEED + 1))
     optimizer = make_optimizer(model, config)
+    net, world = engine.prepare(model, config.seed), engine.world  # net: what the steps call
     device = next(model.parameters()).device
     history, start = History(), 0
-    if resume is not None:
-        model.load_state_dict(resume.model)
-        optimizer.load_state_dict(resume.optimizer)
-        checkpoints.restore_random_states(resume.generators, generator, eval_generator, device)
+    if resume is not None:  # go on where the checkpoint stopped
+        checkpoints.restore(resume, model, optimizer, (generator, eval_generator))
         history, start = History(**resume.history), resume.step
+    started = time.perf_counter()
 
     def evaluate(step: int) -> None:
         history.steps.append(step)
         history.train_loss.append(estimate_loss(model, train_data, config, eval_generator))
         history.val_loss.append(estimate_loss(model, val_data, config, eval_generator))
-        if save_to is not None:
+        if save_to is not None and world.main:
             so_far = replace(history, seconds=history.seconds + time.perf_counter() - started)
             checkpoints.save(
-                save_to,
-                Checkpoint(
-                    type(model).__name__,
-                    asdict(config),
-                    step,
-                    model.state_dict(),
-                    optimizer.state_dict(),
-                    asdict(so_far),
-                    checkpoints.random_states(generator, eval_generator, device),
-                ),
+                save_to, step, model, optimizer, config, asdict(so_far), (generator, eval_generator)
             )
 
-    started = time.perf_counter()
     model.train()
     for done in range(start, config.max_iters + 1):
         evaluated = done % config.eval_interval == 0 or done == config.max_iters
-        if evaluated and not (resume is not None and done == start):  # a resumed run has this one
+        if evaluated and done not in history.steps:  # a resumed run has evaluated its first step
             evaluate(done)
         if progress is not None:
             last = history.batch_loss[-1] if history.batch_loss else None
@@ -213,9 +206,10 @@ def _train(
         if done == config.max_iters:
             break
         xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
-        _, loss = model(xb.to(device), yb.to(device))
+        xb, yb = world.share(xb), world.share(yb)  # (B / processes, T): this process's rows
+        _, loss = net(xb.to(device), yb.to(device))
         take_step(model, optimizer, loss, config, done)
-        history.batch_loss.append(loss.item())
+        history.batch_loss.append(world.average(loss))  # the whole batch's loss
     return history
 
 
@@ -223,17 +217,18 @@ def fit(
     kind: str,
     config: TrainConfig,
     progress: Callable[[Progress], None] | None = None,
-    device: str = "cpu",
+    engine: Engine = BOOK,
     reuse: bool = True,
     save_to: Path | None = None,
     resume: bool = False,
 ) -> tuple[LanguageModel, History]:
-    """Build a ``kind`` model on ``device`` and train it on tiny Shakespeare with ``config``.
+    """Build a ``kind`` model on ``engine``'s device and train it on tiny Shakespeare with ``config``.
 
-    With the run cache on (``selfattn.cache``) and ``reuse``, a run trained
-    before is loaded instead, with the history (and training time) it had.
-    With ``save_to`` the run is checkpointed into that folder as it trains (and
-    never cached); with ``resume`` too, it goes on from the checkpoint there.
+    With the run cache on (``selfattn.cache``) and ``reuse``, a run the book's way
+    (``engine.BOOK``) that was trained before is loaded instead, with the history (and
+    training time) it had. With ``save_to`` the run is checkpointed into that folder
+    as it trains (and never cached); with ``resume`` too, it goes on from the
+    checkpoint there.
     """
     corpus = load_corpus()
     model = make_model(kind, corpus.tokenizer.vocab_size, config)
@@ -242,12 +237,12 @@ def fit(
         start = checkpoints.load(save_to, model, config) if resume else None
         if not resume:
             checkpoints.refuse_to_overwrite(save_to)
-        model.to(device)
-        return model, train(model, corpus.train, corpus.val, config, progress, save_to, start)
-    folder = cache.cache_folder() if reuse and device == "cpu" else None
+        model.to(engine.device)
+        return model, train(model, corpus.train, corpus.val, config, progress, save_to, start, engine)
+    folder = cache.cache_folder() if reuse and engine == BOOK else None
     if folder is None:
-        model.to(device)
-        return model, train(model, corpus.train, corpus.val, config, progress)
+        model.to(engine.device)
+        return model, train(model, corpus.train, corpus.val, config, progress, engine=engine)
     key = cache.run_key(kind, config)
     with cache.claimed(folder, key):  # a run another process is training: wait for it
         saved = cache.load(folder, key)

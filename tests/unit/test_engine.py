@@ -1,0 +1,103 @@
+"""Beyond one machine: processes that share each batch train as one process would; flags that do not
+apply here are one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from selfattn.engine import ALONE, BOOK, Autocast, Engine, World, start
+from selfattn.errors import ConfigError
+from selfattn.runs import LADDER
+from selfattn.training import make_model
+from tests.helpers import script
+from tools import ROOT
+
+STEPS = 20
+RUN = ["--preset", "layernorm", "--max-iters", str(STEPS), "--eval-interval", "10", "--eval-iters", "4"]
+RUN += ["--sample-tokens", "0"]
+
+
+def torchrun(processes: int, *flags: str) -> subprocess.CompletedProcess:
+    """``code/03_gpt.py`` under torchrun: ``processes`` CPU processes on 127.0.0.1 (gloo)."""
+    launch = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", f"--nproc-per-node={processes}"]
+    launch += ["--rdzv-backend", "c10d", "--rdzv-endpoint", "127.0.0.1:0"]
+    command = [*launch, str(ROOT / "code" / "03_gpt.py"), *flags]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def history(folder) -> dict:
+    return torch.load(folder / "checkpoint.pt", weights_only=True)["history"]
+
+
+def test_two_processes_sharing_each_batch_train_as_one_process_does(tmp_path):
+    alone = script("03_gpt.py", *RUN, "--out", str(tmp_path / "one"))
+    assert alone.returncode == 0, alone.stderr
+    pair = torchrun(2, *RUN, "--out", str(tmp_path / "two"))
+    assert pair.returncode == 0, pair.stderr
+    one, two = history(tmp_path / "one"), history(tmp_path / "two")
+    assert len(one["batch_loss"]) == len(two["batch_loss"]) == STEPS
+    assert one["batch_loss"] == pytest.approx(two["batch_loss"], abs=1e-5)
+    assert one["val_loss"] == pytest.approx(two["val_loss"], abs=1e-5)
+    # the main process alone reports: one parameter count, one final loss
+    assert pair.stdout.count("parameters; final val loss") == 1
+
+
+def test_a_batch_that_does_not_split_over_the_processes_is_one_line_from_one_process():
+    result = torchrun(2, *RUN, "--batch-size", "31")
+    assert result.returncode != 0
+    errors = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: batch_size=31 does not split into 2 equal shares, one per process: give a multiple "
+        "of 2, or a number of processes that divides it."
+    ]
+    assert "selfattn" not in result.stderr.replace(errors[0], "")  # torchrun's report, none of ours
+
+
+@pytest.mark.parametrize(
+    "flags, named",
+    [
+        (["--dtype", "bfloat16"], "--dtype bfloat16 is for CUDA GPUs"),
+        (["--compile"], "--compile is for CUDA GPUs"),
+    ],
+)
+def test_gpu_flags_on_a_cpu_are_one_line_errors(flags, named):
+    result = script("03_gpt.py", *RUN, "--device", "cpu", *flags)
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith(f"error: {named}")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_share_is_the_process_s_rows_in_order_and_the_shares_cover_the_batch():
+    batch = torch.arange(32 * 8).view(32, 8)  # (B, T)
+    shares = [World(rank, 4, rank, 4).share(batch) for rank in range(4)]
+    assert [tuple(share.shape) for share in shares] == [(8, 8)] * 4
+    assert torch.equal(torch.cat(shares), batch)
+    assert ALONE.share(batch) is not None and torch.equal(ALONE.share(batch), batch)
+    assert ALONE.average(torch.tensor(2.5)) == 2.5
+
+
+def test_start_alone_is_the_book_s_engine_and_refuses_a_bad_dtype():
+    config = LADDER["layernorm"].config
+    assert start(ALONE, "cpu", "float32", False, config) == BOOK
+    with pytest.raises(ConfigError, match="--dtype float16: choose one of float32, bfloat16"):
+        start(ALONE, "cpu", "float16", False, config)
+
+
+def test_prepare_wraps_the_model_only_for_what_the_engine_asks():
+    config = LADDER["layernorm"].config
+    model = make_model("gpt", 65, config)
+    assert BOOK.prepare(model, config.seed) is model
+    compiled = Engine(compile=True).prepare(model, config.seed)  # it compiles at its first call
+    assert type(compiled).__name__ == "OptimizedModule"
+    assert list(compiled.parameters()) == list(model.parameters())
+    autocast = Engine(dtype="bfloat16").prepare(model, config.seed)
+    assert isinstance(autocast, Autocast)
+    assert list(autocast.parameters()) == list(model.parameters())
+    idx = torch.zeros((2, config.block_size), dtype=torch.long)  # (B, T)
+    logits, loss = autocast(idx, idx)
+    assert logits.dtype == torch.bfloat16  # the matrix products ran in bfloat16
+    assert loss.dtype == torch.float32  # the loss did not
