@@ -4,6 +4,9 @@
   redraws, as inline SVG, the icons that the theme's style sheet and web fonts already draw. The
   pages leave it out (``lean_theme_templates/layout.html``) and the site does not ship it.
 - The header's search box repeats the one at the top of the sidebar: the header has none.
+- The theme also loads Sphinx's search tools and the whole search index (100 kB and more, and it
+  grows with the book) into every page, for a search-as-you-type the book leaves off. Only the
+  search page loads them.
 - The site ships none of the theme files no page loads: that script, the source maps of the
   theme's bundles (for the theme's own developers), and the translation catalogs the theme's
   templates read while the book is built.

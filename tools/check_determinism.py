@@ -57,6 +57,8 @@ TIMINGS = {
     # attention-cost.md: "<what ran>: 1.234 ms per forward" on a line of its own, one attention
     # forward's median wall time (the label holds no digits, so no number hides in it)
     "forward time": re.compile(r"[A-Za-z][A-Za-z' ,-]*: \d+\.\d+ ms per forward"),
+    # beyond-one-machine.md: one training step's median wall time in each precision
+    "step time": re.compile(r"(float32|bfloat16 autocast): \d+\.\d ms a step"),
 }
 # Glued values that are wall-clock measurements (kv-cache.md's times and speed-ups, which its prose
 # reports) are named with this prefix: each must be glued in both executions, its value may differ.

@@ -26,6 +26,13 @@ DEFAULT = "default: %(default)s"
 WAIT_FOR_MAIN = 10  # seconds a failing process of several waits for the main one's message
 
 
+def torchrun(processes: int, script: Path, *flags: str) -> list[str]:
+    """The command that runs ``script`` with ``flags`` in ``processes`` processes on this machine,
+    which find each other at 127.0.0.1 (on a port the launcher picks), with this Python."""
+    launch = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", f"--nproc-per-node={processes}"]
+    return [*launch, "--rdzv-backend", "c10d", "--rdzv-endpoint", "127.0.0.1:0", str(script), *flags]
+
+
 def default_device() -> str:
     """CUDA when torch sees a GPU, else the CPU."""
     return "cuda" if torch.cuda.is_available() else "cpu"

@@ -26,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.request
 from dataclasses import replace
@@ -325,6 +326,9 @@ def test_make_live_serves_the_book_with_a_kernel_and_stops_on_ctrl_c(built_book,
                 break
         assert found, "make live ended without serving:\n" + "".join(lines[-60:])
         url = found.group(1)
+        # A terminal reads all it prints: so does this test, or the Jupyter server's log, which
+        # goes to the same pipe, could fill it and stop the server mid-write, Ctrl+C or not.
+        threading.Thread(target=lines.extend, args=(process.stdout,), daemon=True).start()
         context, visit = offline_context(browser)
         page = context.new_page()
         page.goto(url + "book/bigram.html")

@@ -238,6 +238,15 @@ def test_search_finds_a_term_and_only_pages_that_exist(site, server, browser):
     assert search(browser, server, "qzxwvjkk") == [], "a nonsense word should match nothing"
 
 
+def test_only_the_search_pages_load_the_search_index(site):
+    loading = [
+        str(path.relative_to(site))
+        for path in site.rglob("*.html")
+        if re.search(r"<script[^>]*searchindex\.js", path.read_text(encoding="utf-8"))
+    ]
+    assert sorted(loading) == ["search.html", "zh/search.html"]
+
+
 def test_the_chinese_edition_finds_a_chinese_term(site, server, browser):
     links = search(browser, server, "注意力权重", edition="zh/")
     assert links, "searching the Chinese edition for 注意力权重 found nothing"

@@ -4,11 +4,11 @@ apply here are one-line errors."""
 from __future__ import annotations
 
 import subprocess
-import sys
 
 import pytest
 import torch
 
+from selfattn.cli import torchrun
 from selfattn.engine import ALONE, BOOK, Autocast, Engine, World, start
 from selfattn.errors import ConfigError
 from selfattn.runs import LADDER
@@ -21,11 +21,9 @@ RUN = ["--preset", "layernorm", "--max-iters", str(STEPS), "--eval-interval", "1
 RUN += ["--sample-tokens", "0"]
 
 
-def torchrun(processes: int, *flags: str) -> subprocess.CompletedProcess:
-    """``code/03_gpt.py`` under torchrun: ``processes`` CPU processes on 127.0.0.1 (gloo)."""
-    launch = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", f"--nproc-per-node={processes}"]
-    launch += ["--rdzv-backend", "c10d", "--rdzv-endpoint", "127.0.0.1:0"]
-    command = [*launch, str(ROOT / "code" / "03_gpt.py"), *flags]
+def run_in(processes: int, *flags: str) -> subprocess.CompletedProcess:
+    """``code/03_gpt.py`` in ``processes`` CPU processes under torchrun (gloo, 127.0.0.1)."""
+    command = torchrun(processes, ROOT / "code" / "03_gpt.py", *flags)
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
@@ -36,7 +34,7 @@ def history(folder) -> dict:
 def test_two_processes_sharing_each_batch_train_as_one_process_does(tmp_path):
     alone = script("03_gpt.py", *RUN, "--out", str(tmp_path / "one"))
     assert alone.returncode == 0, alone.stderr
-    pair = torchrun(2, *RUN, "--out", str(tmp_path / "two"))
+    pair = run_in(2, *RUN, "--out", str(tmp_path / "two"))
     assert pair.returncode == 0, pair.stderr
     one, two = history(tmp_path / "one"), history(tmp_path / "two")
     assert len(one["batch_loss"]) == len(two["batch_loss"]) == STEPS
@@ -47,7 +45,7 @@ def test_two_processes_sharing_each_batch_train_as_one_process_does(tmp_path):
 
 
 def test_a_batch_that_does_not_split_over_the_processes_is_one_line_from_one_process():
-    result = torchrun(2, *RUN, "--batch-size", "31")
+    result = run_in(2, *RUN, "--batch-size", "31")
     assert result.returncode != 0
     errors = [line for line in (result.stdout + result.stderr).splitlines() if line.startswith("error:")]
     assert errors == [
