@@ -99,23 +99,23 @@ def test_glued_values_are_compared_as_the_pages_show_them():
 
 
 def test_only_the_declared_timings_may_differ():
-    assert len(determinism.TIMINGS) == 4, "declare each timing once, with the cell that prints it"
+    assert len(determinism.TIMINGS) == 5, "declare each timing once, with the cell that prints it"
     first = notebook(
         stdout(
             "the attention run: trained for 12.3 s\n500 steps in 1.2 s\n"
             "generate: 256 tokens in 10.31 s\nwith the cache: 256 tokens in 0.52 s, 19.8x faster\n"
-            "SDPA: 0.052 ms per forward\n"
+            "SDPA: 0.052 ms per forward\nfloat32: 9.1 ms a step\nbfloat16 autocast: 31.2 ms a step\n"
         )
     )
     second = notebook(
         stdout(
             "the attention run: trained for 31.0 s\n500 steps in 10.9 s\n"
             "generate: 256 tokens in 9.02 s\nwith the cache: 256 tokens in 0.61 s, 14.8x faster\n"
-            "SDPA: 0.170 ms per forward\n"
+            "SDPA: 0.170 ms per forward\nfloat32: 12.7 ms a step\nbfloat16 autocast: 43.9 ms a step\n"
         )
     )
     assert determinism.compare("book/x.md", first, second, ("a", "b")) == []
-    assert [cell.timings for cell in determinism.cells(first)] == [5]
+    assert [cell.timings for cell in determinism.cells(first)] == [7]
     for line in (
         "val loss 2.4123 after 5000 steps",  # a number that must not change
         "the attention run: trained for 12.3 s, val loss 2.41",  # more than the timing
@@ -125,6 +125,8 @@ def test_only_the_declared_timings_may_differ():
         "2 layers: 256 tokens in 10.31 s",
         "tiled, tile 64: 1.23 ms per forward",  # a number in the label
         "SDPA: 1.23 ms per forward, 2.10 MB",
+        "float16: 9.1 ms a step",  # not a label the chapter prints
+        "float32: 9.1 ms a step, val loss 2.41",
     ):
         assert determinism.untimed(line) == (line, 0), line
     sources = {path.name: path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
@@ -138,6 +140,8 @@ def test_only_the_declared_timings_may_differ():
     )
     assert "tokens in {" in sources["kv-cache.md"]
     assert "print(f\"SDPA: {ms['SDPA']:.2f} ms per forward\")" in sources["attention-cost.md"]
+    assert 'print(f"float32: {1000 * float32:.1f} ms a step")' in sources["beyond-one-machine.md"]
+    assert 'print(f"bfloat16 autocast: {1000 * bfloat16:.1f} ms a step")' in sources["beyond-one-machine.md"]
 
 
 def test_glued_timings_may_differ_but_must_be_there():
