@@ -316,6 +316,9 @@ def test_make_live_serves_the_book_with_a_kernel_and_stops_on_ctrl_c(built_book,
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,  # its own process group, as a terminal's job
+        # and, as a terminal's foreground job, Ctrl+C not ignored, even where this test's own
+        # runner was started in the background (which ignores SIGINT, and children inherit it)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     lines: list[str] = []
     try:
