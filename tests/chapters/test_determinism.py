@@ -223,14 +223,16 @@ def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
     timed = {report.chapter: report.timings for report in reports if report.timings}
     # each chapter prints its training times once per execution, as "<run>: trained for {...} s"
     # or "{steps} steps in {...} s", kv-cache.md its generation times as "<how>: {n} tokens in
-    # {...} s", and attention-cost.md its attention timings as "<label>: {...} ms per forward";
-    # exactly those lines, and no others, were ignored
+    # {...} s", attention-cost.md its attention timings as "<label>: {...} ms per forward", and
+    # beyond-one-machine.md its step times as "<precision>: {...} ms a step"; exactly those lines,
+    # and no others, were ignored
     sources = {f"book/{path.name}": path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
     printed = {
         name: text.count(": trained for {")
         + text.count(" steps in {")
         + text.count(" tokens in {")
         + text.count(' ms per forward")')
+        + text.count(' ms a step")')
         for name, text in sources.items()
     }
     assert timed == {name: n for name, n in printed.items() if n}, "the declared timings, and no others"
