@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from selfattn.tokenizers import CharTokenizer
 from selfattn.training import UNUSED, Progress, fit
 
 DEFAULT = "default: %(default)s"
+DEVICE = re.compile(r"cpu|cuda(?::(?P<gpu>\d+))?")  # the devices the scripts train on
 WAIT_FOR_MAIN = 10  # seconds a failing process of several waits for the main one's message
 
 
@@ -58,6 +60,14 @@ def flag_type(kind: type, optional: bool) -> Callable[[str], Any]:
             ) from None
 
     return parse
+
+
+def count(text: str) -> int:
+    """Read a flag's text as a whole number, 0 or more."""
+    number = flag_type(int, optional=False)(text)
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: give 0 or more")
+    return number
 
 
 def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: str) -> argparse.Namespace:
@@ -98,7 +108,10 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
         "--resume", type=Path, metavar="DIR", help="go on from DIR's checkpoint (same settings), saving there"
     )
     parser.add_argument(
-        "--sample-tokens", type=int, default=500, help=f"characters to write at the end ({DEFAULT})"
+        "--sample-tokens",
+        type=count,
+        default=500,
+        help=f"characters to write at the end, 0 for none ({DEFAULT})",
     )
     args = parser.parse_args(argv)
     settings = {f.name: getattr(args, f.name) for f in flags}
@@ -106,8 +119,14 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
         args.config = replace(chosen.config, **settings)
     except ConfigError as err:
         parser.error(str(err))
+    device = DEVICE.fullmatch(args.device)
+    if device is None:
+        parser.error(f"--device {args.device}: the scripts run on cpu or cuda (cuda:N for GPU number N).")
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         parser.error(f"--device {args.device}: torch sees no CUDA GPU here; use --device cpu.")
+    if device["gpu"] is not None and int(device["gpu"]) >= torch.cuda.device_count():
+        gpus = torch.cuda.device_count()
+        parser.error(f"--device {args.device}: torch sees {gpus} CUDA GPUs here, numbered 0 to {gpus - 1}.")
     args.kind = chosen.kind
     return args
 

@@ -110,8 +110,8 @@ def start(world: World, device: str, dtype: str, compile: bool, config: TrainCon
     cuda = device.startswith("cuda")
     if dtype == "bfloat16" and not (cuda and torch.cuda.is_bf16_supported()):
         raise ConfigError(
-            "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic (on most CPUs it is slower "
-            "than float32): leave it out here."
+            "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic (a CPU without it emulates "
+            "it, slower than float32): leave it out here."
         )
     if compile and not cuda:
         raise ConfigError(

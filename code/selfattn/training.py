@@ -17,6 +17,7 @@ from selfattn.config import LARGEST_SEED, TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.engine import BOOK, Engine
 from selfattn.errors import ConfigError
+from selfattn.forecast import Forecast
 from selfattn.gpt import (
     FeedForwardLanguageModel,
     GPTLanguageModel,
@@ -180,8 +181,10 @@ def _train(
         checkpoints.restore(resume, model, optimizer, (generator, eval_generator))
         history, start = History(**resume.history), resume.step
     started = time.perf_counter()
+    forecast = Forecast(start, config.max_iters, config.eval_interval)  # says it if a run is long
 
     def evaluate(step: int) -> None:
+        began = time.perf_counter()
         history.steps.append(step)
         history.train_loss.append(estimate_loss(model, train_data, config, eval_generator))
         history.val_loss.append(estimate_loss(model, val_data, config, eval_generator))
@@ -190,9 +193,12 @@ def _train(
             checkpoints.save(
                 save_to, step, model, optimizer, config, asdict(so_far), (generator, eval_generator)
             )
+        forecast.evaluated(time.perf_counter() - began)  # a checkpoint's save counts with it
 
     model.train()
     for done in range(start, config.max_iters + 1):
+        if world.main:
+            forecast.before_step(done)
         evaluated = done % config.eval_interval == 0 or done == config.max_iters
         if evaluated and done not in history.steps:  # a resumed run has evaluated its first step
             evaluate(done)

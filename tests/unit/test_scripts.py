@@ -64,3 +64,19 @@ def test_gpt_script_names_a_bad_head_count():
     result = script("03_gpt.py", "--preset", "small-gpt", "--n-head", "5")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "n_embd=64 with n_head=5: each head gets n_embd / n_head channels" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--device", "tpu"], "--device tpu: the scripts run on cpu or cuda (cuda:N for GPU number N)."),
+        (["--device", "cuda:0"], "--device cuda:0: torch sees no CUDA GPU here; use --device cpu."),
+        (["--sample-tokens", "-1"], "argument --sample-tokens: '-1': give 0 or more"),
+        (["--sample-tokens", "many"], "argument --sample-tokens: 'many' is not a whole number"),
+    ],
+)
+def test_gpt_script_names_a_bad_device_or_sample_length_before_training(flags, message):
+    result = script("03_gpt.py", "--preset", "layernorm", *flags)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == f"03_gpt.py: error: {message}"
+    assert result.stdout == "" and "%|" not in result.stderr  # nothing trained
