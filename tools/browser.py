@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from tools import ROOT
+
 CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless",
@@ -27,6 +29,19 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # axe-core, as package-lock.json pins it
+# What axe checks: WCAG 2.1 levels A and AA, and its best practices.
+AXE_RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+SERIOUS = ("serious", "critical")  # the impacts a page may not have
+AXE_RUN = """async ([selector, tags, impacts]) => {
+    const elements = selector ? [...document.querySelectorAll(selector)].map((el) => [el]) : [];
+    if (selector && !elements.length) return [];
+    const options = {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]};
+    const result = await axe.run(selector ? {include: elements} : document, options);
+    const where = (v) => v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join("; ");
+    return result.violations.filter((v) => impacts.includes(v.impact))
+        .map((v) => `${v.id} (${v.impact}, ${v.nodes.length}): ${where(v)}`);
+}"""
 
 
 @contextmanager
@@ -91,6 +106,14 @@ def offline_context(browser, **options) -> tuple[object, Visit]:
     context.on("requestfailed", failed)
     context.on("response", lambda r: r.status >= 400 and visit.failed.append(f"{r.url} (HTTP {r.status})"))
     return context, visit
+
+
+def accessibility_problems(page, within: str | None = None) -> list[str]:
+    """axe-core's serious and critical findings on ``page``, or only inside the elements that the
+    CSS selector ``within`` matches: one line per rule, naming its first few elements."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.add_script_tag(path=str(AXE))
+    return page.evaluate(AXE_RUN, [within, AXE_RULES, list(SERIOUS)])
 
 
 def settle(page) -> None:

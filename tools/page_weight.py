@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from tools.browser import Visit, chromium, first_visit, is_loopback
-from tools.serve import serve
+from tools.serve import GZIP_LEVEL, serve
 
 # The budget, also written in the README: a first visit to any page (as stored, and gzipped),
 # and the whole built site of one edition without its PDF (a reader reads one edition).
@@ -66,7 +66,7 @@ def local_file(site: Path, url: str) -> Path:
 @functools.cache
 def gzipped_size(file: Path) -> int:
     """Bytes on the wire from a server that compresses."""
-    return len(gzip.compress(file.read_bytes(), compresslevel=6))
+    return len(gzip.compress(file.read_bytes(), compresslevel=GZIP_LEVEL))
 
 
 def tally(site: Path, visit: Visit) -> dict[str, int]:

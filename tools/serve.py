@@ -2,12 +2,14 @@
 
 The server also answers ``/_live/server.json`` from memory once pointed at a Jupyter server:
 the pages' live code reads that server's address and token there (``live_code_server_info``,
-see ``_ext/live_code.py``), so ``make live`` never writes the token to a file.
+see ``_ext/live_code.py``), so ``make live`` never writes the token to a file. With ``gzip``
+it compresses text files for a client that accepts it, as GitHub Pages does.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import threading
 from collections.abc import Iterator
@@ -19,11 +21,19 @@ from pathlib import Path
 SERVER_INFO = "_live/server.json"  # site-relative
 
 
+# What GitHub Pages compresses: text, not images or fonts, which are compressed already.
+COMPRESSED = (".html", ".css", ".js", ".json", ".svg", ".txt", ".xml", ".map")
+GZIP_LEVEL = 6  # gzip's default, and about what static hosts use
+
+
 class _SiteHandler(SimpleHTTPRequestHandler):
     server_info: dict[str, str] | None = None
+    gzip = False
 
     def do_GET(self) -> None:
         if self.path.split("?")[0] != "/" + SERVER_INFO:
+            if self.gzip and "gzip" in self.headers.get("Accept-Encoding", ""):
+                return self._send_gzipped()
             return super().do_GET()
         if self.server_info is None:
             return self.send_error(503, "The Jupyter server is not running yet")
@@ -31,6 +41,21 @@ class _SiteHandler(SimpleHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _send_gzipped(self) -> None:
+        """A text file gzipped, anything else (and a folder's index) as the base class sends it."""
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        if path.suffix not in COMPRESSED or not path.is_file():
+            return super().do_GET()
+        body = gzip.compress(path.read_bytes(), compresslevel=GZIP_LEVEL)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
@@ -60,9 +85,10 @@ class SiteServer:
 
 
 @contextlib.contextmanager
-def serve(folder: Path, port: int = 0) -> Iterator[SiteServer]:
-    """Serve ``folder`` on 127.0.0.1 (``port`` 0: any free port) until the block ends."""
-    handler = type("SiteHandler", (_SiteHandler,), {})  # its own server_info
+def serve(folder: Path, port: int = 0, gzip: bool = False) -> Iterator[SiteServer]:
+    """Serve ``folder`` on 127.0.0.1 (``port`` 0: any free port) until the block ends; with ``gzip``,
+    text files compressed."""
+    handler = type("SiteHandler", (_SiteHandler,), {"gzip": gzip})  # its own server_info
     httpd = ThreadingHTTPServer(("127.0.0.1", port), partial(handler, directory=str(folder)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()

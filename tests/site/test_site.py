@@ -26,6 +26,7 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import numpy as np
 import pytest
+from fontTools.ttLib import TTFont
 from PIL import Image
 
 from _ext.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
@@ -33,7 +34,7 @@ from selfattn.figures import FIGURES as INTERACTIVE_FIGURES
 from selfattn.figures.output import embedded_json
 from tests.helpers import code_blocks, figure_messages
 from tools import ROOT, page_weight
-from tools.browser import Visit, first_visit
+from tools.browser import Visit, accessibility_problems, first_visit
 from tools.catalogs import CATALOGS, read, script_texts
 from tools.serve import serve
 
@@ -82,9 +83,12 @@ PROBE = r"""() => {
                 name: el.className,
                 drawn: !["none", "normal", '""'].includes(glyph.content) && el.offsetWidth > 0,
                 fontLoaded: loadedFonts.some((f) => f.replace(/["']/g, "") === family),
+                glyph: glyph.content.replace(/^["']|["']$/g, ""),
+                font: [family, glyph.fontWeight],
             };
         });
-    return {images, mathCount: math.length, untypeset, backslashes, mathErrors, rawTex, icons};
+    const figures = document.querySelectorAll(".sa-fig").length;
+    return {images, mathCount: math.length, untypeset, backslashes, mathErrors, rawTex, icons, figures};
 }"""
 
 # The content figures of a page: images in the article body (not logos or icons).
@@ -100,11 +104,24 @@ CONTENT_BOX = """(el) => {
 FILE_NAME = re.compile(r"\.(png|jpe?g|gif|svg|webp)$", re.I)
 
 
+# A phone held upright: the narrowest width the site is laid out for (phones are 360 to 414 px).
+PHONE = {"width": 360, "height": 780}
+# On a phone: how far the page scrolls sideways, and the header's controls it cuts off.
+PHONE_PROBE = """() => ({
+    sideways: document.scrollingElement.scrollWidth - window.innerWidth,
+    cutOff: [...document.querySelectorAll(".header-article-items a, .header-article-items button")]
+        .filter((el) => el.getClientRects().length && el.getBoundingClientRect().right > window.innerWidth)
+        .map((el) => el.getAttribute("aria-label") || el.title || el.textContent.trim()),
+})"""
+
+
 @dataclass
 class PageReport:
     visit: Visit
     probe: dict
     weights: dict[str, int]
+    accessibility: list[str]  # axe's serious and critical findings
+    phone: dict  # PHONE_PROBE at PHONE's width
 
 
 @pytest.fixture(scope="module")
@@ -129,8 +146,10 @@ def crawl(site, server, browser) -> dict[str, PageReport]:
     for path in page_weight.site_pages(site):
         name = path.relative_to(site).as_posix()
         with first_visit(browser, server.url(name)) as (page, visit):
-            probe = page.evaluate(PROBE)
-        reports[name] = PageReport(visit, probe, page_weight.tally(site, visit))
+            probe, accessibility = page.evaluate(PROBE), accessibility_problems(page)
+            page.set_viewport_size(PHONE)
+            phone = page.evaluate(PHONE_PROBE)
+        reports[name] = PageReport(visit, probe, page_weight.tally(site, visit), accessibility, phone)
     return reports
 
 
@@ -216,6 +235,86 @@ def test_every_icon_is_drawn_in_its_web_font(crawl):
     problems = failures(crawl, blank_icons)
     assert not problems, f"icons a reader does not see:\n{problems}"
     assert all(report.probe["icons"] for report in crawl.values()), "a page shows no icon at all"
+
+
+# An @font-face rule of a style sheet: its family, weight and WOFF2 file.
+FONT_FACE = re.compile(
+    r"@font-face\{(?=[^}]*font-family:\s*([^;}]+))(?=[^}]*font-weight:\s*(\d+))(?=[^}]*url\(([^)]+\.woff2)\))"
+)
+
+
+def test_every_icon_s_glyph_is_in_the_font_the_site_serves(site, crawl):
+    """The site's icon fonts are cut to the icons it shows (_ext/icon_fonts.py): none is cut away."""
+    served: dict[tuple[str, str], set[int]] = {}
+    for sheet in (site / "_static").rglob("*.css"):
+        for family, weight, url in FONT_FACE.findall(sheet.read_text(encoding="utf-8")):
+            font = TTFont((sheet.parent / url.strip("'\"")).resolve())
+            served[(family.replace("\\", "").strip("'\" "), weight)] = set(font.getBestCmap())
+
+    def missing(report: PageReport) -> list[str]:
+        return [
+            f"{icon['name']}: U+{ord(c):04X} not in {icon['font']}"
+            for icon in report.probe["icons"]
+            for c in icon["glyph"]
+            if ord(c) not in served.get(tuple(icon["font"]), set())
+        ]
+
+    problems = failures(crawl, missing)
+    assert not problems, f"icons whose glyph the served font lacks:\n{problems}"
+    assert sum(len(points) for points in served.values()) < 100, "the icon fonts are not cut"
+
+
+def test_no_page_has_a_serious_accessibility_problem(crawl):
+    """axe-core (WCAG 2.1 A and AA, and its best practices) finds nothing serious or critical."""
+    problems = failures(crawl, lambda r: r.accessibility)
+    assert not problems, f"axe's serious and critical findings:\n{problems}"
+
+
+# A figure's controls, in groups: the buttons of one row (a role="group" names it) or the controls
+# of one kind. PRESS presses every control of a group in turn, and moves each slider to both ends.
+FIGURE_CONTROLS = """
+    const figure = document.querySelectorAll(".sa-fig")[index];
+    const group = (el) =>
+        el.closest("[role=group]")?.getAttribute("aria-label") || `${el.type} ${el.className}`;
+    const controls = () => [...figure.querySelectorAll("button, input[type=range]")];
+"""
+CONTROL_GROUPS = "(index) => {" + FIGURE_CONTROLS + "return [...new Set(controls().map(group))]; }"
+PRESS = (
+    "([index, name]) => {"
+    + FIGURE_CONTROLS
+    + """
+    const members = () => controls().filter((el) => group(el) === name);
+    for (let i = 0; i < members().length; i++) {
+        const control = members()[i];
+        if (control.type !== "range") { control.click(); continue; }
+        for (const end of [control.max, control.min]) {
+            control.value = end;
+            control.dispatchEvent(new Event("input", {bubbles: true}));
+        }
+    }
+}"""
+)
+
+
+def test_figures_stay_accessible_in_every_state_their_controls_reach(server, browser, crawl):
+    """Each group of a figure's controls pressed in turn, axe checks the figures after each group."""
+    problems = []
+    for name in [name for name, report in crawl.items() if report.probe["figures"]]:
+        with first_visit(browser, server.url(name)) as (page, _):
+            for index in range(page.locator(".sa-fig").count()):
+                pressed: set[str] = set()
+                while todo := [g for g in page.evaluate(CONTROL_GROUPS, index) if g not in pressed]:
+                    pressed.add(todo[0])  # pressing one group can show another
+                    page.evaluate(PRESS, [index, todo[0]])
+                    found = accessibility_problems(page, ".sa-fig")
+                    problems += [f"{name}, figure {index}, after {todo[0]!r}: {p}" for p in found]
+    assert not problems, "axe's findings in the figures' states:\n" + "\n".join(dict.fromkeys(problems))
+
+
+def test_every_page_fits_a_phone(crawl):
+    """At 360 px no page scrolls sideways, and the header shows every control it keeps."""
+    problems = failures(crawl, lambda r: {k: v for k, v in r.phone.items() if v} or None)
+    assert not problems, f"pages wider than a phone (px too wide, controls cut off):\n{problems}"
 
 
 def search(browser, server, term: str, edition: str = "") -> list[str]:

@@ -110,7 +110,7 @@
     const buttons = tokens.map((tok, t) => row.appendChild(el("button", {
         type: "button", class: "sa-pos", "aria-label": phrase("position {t}: {token}", { t, token: spoken(tok) }),
         onclick: () => { pick(t); }
-      }, [el("small", { text: t }), el("b", { text: tok })])));
+      }, [el("small", { text: t }), " ", el("b", { text: tok })])));  // " ": its name holds what it shows
     return { buttons, row };
   }
   // Fill table with a header row of column labels, then per row of values a row label and
@@ -175,7 +175,7 @@
             type: "button", class: "sa-cell", "data-id": ids[ch], "data-char": ch,
             "aria-label": phrase("row {b}, position {t}: id {id}, {char}", { b, t, id: ids[ch], char: spoken(shown) }),
             onclick: () => { picked = [b, t]; show(); }
-          }, [el("b", { text: ids[ch] }), el("small", { text: shown })])]));
+          }, [el("b", { text: ids[ch] }), " ", el("small", { text: shown })])]));
         });
       });
       status.textContent = phrase("Batch {n}: {B} windows of {T} characters, starting at characters {starts} " +

@@ -1,0 +1,96 @@
+"""Lighthouse's scores for the built site's pages, on its default mobile profile, next to the budget.
+
+The site is served from 127.0.0.1 with text gzipped, as GitHub Pages serves it, and Lighthouse
+(npm, as package-lock.json pins it) drives Debian's Chromium with no internet.
+
+    python -m benchmarks.lighthouse [PAGE ...] [--site DIR]   # default: every chapter, both editions
+
+Prints each page's four scores, its first and largest contentful paint, and exits 1 if any
+score is under its budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from _ext.katex_math import node_binary
+from tools import ROOT
+from tools.browser import CHROMIUM
+from tools.page_weight import site_pages
+from tools.serve import serve
+
+LIGHTHOUSE = ROOT / "node_modules" / "lighthouse" / "cli" / "index.js"
+SITE = ROOT / "_build" / "html"
+BUDGETS = {"performance": 90, "accessibility": 100, "best-practices": 100, "seo": 100}
+PAINTS = {"FCP": "first-contentful-paint", "LCP": "largest-contentful-paint"}
+
+
+def audit(url: str) -> dict:
+    """Lighthouse's JSON report of ``url``."""
+    with tempfile.TemporaryDirectory(prefix="lighthouse-") as folder:
+        report = Path(folder) / "report.json"
+        command = [
+            node_binary(),
+            str(LIGHTHOUSE),
+            url,
+            f"--only-categories={','.join(BUDGETS)}",
+            "--output=json",
+            f"--output-path={report}",
+            "--quiet",
+            "--chrome-flags=--headless=new --no-sandbox --disable-gpu",
+        ]
+        env = dict(os.environ, CHROME_PATH=CHROMIUM)
+        result = subprocess.run(command, env=env, capture_output=True, text=True)
+        if result.returncode != 0 or not report.is_file():
+            raise SystemExit(f"lighthouse failed on {url}:\n{result.stderr[-2000:]}")
+        return json.loads(report.read_text(encoding="utf-8"))
+
+
+def scores(report: dict) -> dict[str, int]:
+    """Each category's score out of 100."""
+    return {name: round(100 * report["categories"][name]["score"]) for name in BUDGETS}
+
+
+def chapters(site: Path) -> list[str]:
+    """Every chapter page of both editions, site-relative."""
+    return [p.relative_to(site).as_posix() for p in site_pages(site) if "/book/" in f"/{p.relative_to(site)}"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pages", nargs="*", help="site-relative pages (default: every chapter, both editions)")
+    parser.add_argument("--site", type=Path, default=SITE, help=f"the built site (default: {SITE})")
+    args = parser.parse_args(argv)
+    if not LIGHTHOUSE.is_file():
+        raise SystemExit(f"no Lighthouse in {LIGHTHOUSE.parent}: run `npm ci` (make does)")
+    pages = args.pages or chapters(args.site)
+    header = "".join(f"{name:>16}" for name in BUDGETS) + "".join(f"{name:>8}" for name in PAINTS)
+    print(f"{'page':<40}{header}")
+    print(f"{'budget':<40}" + "".join(f"{f'>= {b}':>16}" for b in BUDGETS.values()))
+    under = []
+    with serve(args.site, gzip=True) as server:
+        for page in pages:
+            report = audit(server.url(page))
+            got = scores(report)
+            paints = [report["audits"][audit_id]["displayValue"] for audit_id in PAINTS.values()]
+            marks = {name: "" if got[name] >= BUDGETS[name] else " !" for name in BUDGETS}
+            print(
+                f"{page:<40}"
+                + "".join(f"{f'{got[name]}{marks[name]}':>16}" for name in BUDGETS)
+                + "".join(f"{paint:>8}" for paint in paints),
+                flush=True,
+            )
+            under += [page for name in BUDGETS if marks[name]]
+    if under:
+        print(f"under budget (!): {len(set(under))} of {len(pages)} pages")
+    return 1 if under else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
