@@ -5,10 +5,14 @@ What the theme and Sphinx's HTML writer leave short of that, fixed where the boo
 
 - The sidebar's search button reads "Search Ctrl+K", but the theme names it "Search" alone, so
   the name a reader hears is not the text a reader sees. The book's template
-  (``accessible_pages_templates/components/search-button-field.html``) names it by its text.
-- The bibliography is a list whose items carry ``doc-biblioentry``, a role ARIA 1.2 deprecated,
-  so a screen reader finds no items in it: they are given ``listitem`` (through
-  ``html-page-context``, the event Sphinx offers for changing a page's body before it is written).
+  (``accessible_pages_templates/search-button-field.html``, found before the theme's own
+  ``components/`` folder, which the theme adds to ``templates_path``) names it by its text.
+- Two things in the pages' body are changed through ``html-page-context``, the event Sphinx
+  offers for changing a page's body before it is written:
+  - The bibliography is a list whose items carry ``doc-biblioentry``, a role ARIA 1.2 deprecated,
+    so a screen reader finds no items in it. They are given ``listitem``.
+  - MyST-NB names the summary of a hidden cell "Toggle hidden content", though it shows "Show code
+    cell source". The summary is left to be named by its text.
 - Links inside exercise and note boxes fall below AA contrast on the boxes' tint, and the
   header's row of icons is wider than a phone: ``accessible_pages_static/accessible.css``.
 """
@@ -24,8 +28,10 @@ from sphinx.config import Config
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "accessible_pages_templates"
 STATIC = HERE / "accessible_pages_static"
-# docutils' HTML5 writer marks each entry of a citation list with this deprecated role.
-DEPRECATED_ENTRY, ENTRY = 'role="doc-biblioentry"', 'role="listitem"'
+BODY_FIXES = {
+    'role="doc-biblioentry"': 'role="listitem"',  # docutils' HTML5 writer, on each citation
+    '<summary aria-label="Toggle hidden content">': "<summary>",  # MyST-NB, on a hidden cell
+}
 
 
 def _configure(app: Sphinx, config: Config) -> None:
@@ -34,13 +40,15 @@ def _configure(app: Sphinx, config: Config) -> None:
     app.add_css_file("accessible.css")
 
 
-def _list_entries(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+def _fix_body(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
     body = context.get("body")
-    if body and DEPRECATED_ENTRY in body:
-        context["body"] = body.replace(DEPRECATED_ENTRY, ENTRY)
+    if body:
+        for found, fixed in BODY_FIXES.items():
+            body = body.replace(found, fixed)
+        context["body"] = body
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _configure)
-    app.connect("html-page-context", _list_entries)
+    app.connect("html-page-context", _fix_body)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

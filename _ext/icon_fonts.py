@@ -68,7 +68,11 @@ def _cut_fonts(app: Sphinx, exception: Exception | None) -> None:
     out = Path(app.outdir)
     static = out / "_static"
     css = "\n".join(p.read_text(encoding="utf-8") for p in static.rglob("*.css"))
-    pages = (p.read_text(encoding="utf-8") for pattern in ("**/*.html", "_static/**/*.js") for p in out.glob(pattern))
+    pages = (
+        p.read_text(encoding="utf-8")
+        for pattern in ("**/*.html", "_static/**/*.js")
+        for p in out.glob(pattern)
+    )
     icons = used_icons(css, pages)
     for font in static.glob(FONTS):
         cut(font, icons)

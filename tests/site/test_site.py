@@ -30,6 +30,7 @@ from fontTools.ttLib import TTFont
 from PIL import Image
 
 from _ext.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
+from benchmarks import lighthouse
 from selfattn.figures import FIGURES as INTERACTIVE_FIGURES
 from selfattn.figures.output import embedded_json
 from tests.helpers import code_blocks, figure_messages
@@ -261,7 +262,8 @@ def test_every_icon_s_glyph_is_in_the_font_the_site_serves(site, crawl):
 
     problems = failures(crawl, missing)
     assert not problems, f"icons whose glyph the served font lacks:\n{problems}"
-    assert sum(len(points) for points in served.values()) < 100, "the icon fonts are not cut"
+    icons = [points for (family, _), points in served.items() if family.startswith("Font Awesome")]
+    assert icons and sum(map(len, icons)) < 100, "the icon fonts are not cut"
 
 
 def test_no_page_has_a_serious_accessibility_problem(crawl):
@@ -315,6 +317,20 @@ def test_every_page_fits_a_phone(crawl):
     """At 360 px no page scrolls sideways, and the header shows every control it keeps."""
     problems = failures(crawl, lambda r: {k: v for k, v in r.phone.items() if v} or None)
     assert not problems, f"pages wider than a phone (px too wide, controls cut off):\n{problems}"
+
+
+# The Lighthouse categories the heaviest page is held to here. Performance (budget 90) is not yet
+# met on every page: benchmarks/lighthouse.py prints it next to its budget.
+HELD = ("accessibility", "best-practices", "seo")
+
+
+def test_the_heaviest_page_meets_its_lighthouse_budget(site, crawl):
+    """Lighthouse's mobile audit of the page a first visit downloads most for, served with gzip."""
+    heaviest = max(crawl, key=lambda name: crawl[name].weights["total"])
+    with serve(site, gzip=True) as server:
+        scores = lighthouse.scores(lighthouse.audit(server.url(heaviest)))
+    under = {name: scores[name] for name in HELD if scores[name] < lighthouse.BUDGETS[name]}
+    assert not under, f"{heaviest}: {under} against {lighthouse.BUDGETS}"
 
 
 def search(browser, server, term: str, edition: str = "") -> list[str]:
