@@ -87,7 +87,8 @@ def test_package_lock_leaves_out_thebes_own_dependencies():
     lock = json.loads((ROOT / "package-lock.json").read_text())
     for name in lock["packages"]["node_modules/thebe"]["dependencies"]:
         assert lock["packages"][f"node_modules/{name}"] == {"resolved": "tools/npm-empty", "link": True}
-    assert len(lock["packages"]) < 200
+    site = [key for key, entry in lock["packages"].items() if key and not entry.get("dev")]
+    assert len(site) < 20, site  # what the site and the build use; thebe's own would be ~1,000 more
     downloaded = [
         e for key, e in lock["packages"].items() if key.startswith("node_modules/") and not e.get("link")
     ]
