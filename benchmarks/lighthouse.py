@@ -64,7 +64,9 @@ def chapters(site: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("pages", nargs="*", help="site-relative pages (default: every chapter, both editions)")
+    parser.add_argument(
+        "pages", nargs="*", help="site-relative pages (default: every chapter, both editions)"
+    )
     parser.add_argument("--site", type=Path, default=SITE, help=f"the built site (default: {SITE})")
     args = parser.parse_args(argv)
     if not LIGHTHOUSE.is_file():

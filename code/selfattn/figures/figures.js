@@ -312,7 +312,7 @@
         const values = d.out[name][t], cells = strip(values, maxAbs(d.out[name]), true, (j) => { explain(name, j); });
         cells.setAttribute("data-name", name);
         [...cells.children].forEach((cell, j) => {
-          cell.setAttribute("aria-label", name + "[" + j + "] = " + fmt(values[j], 3));
+          cell.setAttribute("aria-label", name + "[" + j + "] = " + fmt(values[j]));  // as shown; title: 3 digits
         });
         outputs.append(el("code", { text: name + " = x W_" + name }), cells);
       });
