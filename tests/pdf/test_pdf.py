@@ -340,7 +340,8 @@ def test_exercise_solutions_follow_their_exercise(pdf):
 @pytest.mark.slow
 def test_bibliography_is_printed_once_at_the_end(pdf, built_book):
     labels = (
-        r'doc-biblioentry">\s*<span class="label"><span class="fn-bracket">\[</span>(?:<a [^>]*>)?([^<]+)'
+        r'<div class="citation"[^>]*>\s*<span class="label">'
+        r'<span class="fn-bracket">\[</span>(?:<a [^>]*>)?([^<]+)'
     )
     entries = re.findall(labels, html_page("book/references"))
     assert entries, "the references page lists its works"
