@@ -29,6 +29,7 @@ GZIP_LEVEL = 6  # gzip's default, and about what static hosts use
 class _SiteHandler(SimpleHTTPRequestHandler):
     server_info: dict[str, str] | None = None
     gzip = False
+    protocol_version = "HTTP/1.1"  # connections kept open between requests, as a web host keeps them
 
     def do_GET(self) -> None:
         if self.path.split("?")[0] != "/" + SERVER_INFO:

@@ -287,10 +287,25 @@
     return result;
   }
 
+  // Live cells for every reader: each editor is named by its place on the page, and an image a
+  // cell draws is named by the alt text of the one the book was built with (the i-th by the i-th).
+  function describeCell(dom, output, built, n) {
+    dom.querySelectorAll(".CodeMirror textarea").forEach((area) => {
+      area.setAttribute("aria-label", phrase("Code cell {n}: edit it, then press run", { n }));
+    });
+    const alts = built ? [...built.querySelectorAll("img[alt]")].map((img) => img.alt) : [];
+    const describe = () =>
+      output.querySelectorAll(".jp-OutputArea img").forEach((img, i) => {
+        if (!img.hasAttribute("alt")) img.alt = alts[i] || alts[0] || phrase("A figure drawn by the code above");
+      });
+    new MutationObserver(describe).observe(output, { childList: true, subtree: true });
+  }
+
   function wrapCells(marked) {
-    state.cells = marked.map(({ dom, output, built }) => {
+    state.cells = marked.map(({ dom, output, built }, i) => {
       const id = dom.querySelector("[data-thebe-id]").getAttribute("data-thebe-id");
       const cell = state.notebook.getCellById(id);
+      describeCell(dom, output, built, i + 1);
       if (built) output.prepend(built);
       const entry = { cell, built, run: cell.execute.bind(cell), init: dom.classList.contains("tag_thebe-init") };
       cell.execute = (source) => enqueue(() => runWithPrerequisites(entry, source ?? cell.source));

@@ -1,6 +1,8 @@
 """The Chinese edition's catalogs keep up with the English: one per chapter, every message
 translated, none fuzzy, every role, code span and formula kept; and every text the site's scripts
-write has its translation, with the same values filled in (``tools.catalogs``)."""
+write has its translation, with the same values filled in (``tools.catalogs``). And the Chinese
+text keeps its own rules: buttons named by their Chinese labels, emphasis CommonMark can open, no
+space around a link, links named by their targets' titles, the terms of terminology.txt."""
 
 from __future__ import annotations
 
@@ -8,9 +10,20 @@ import json
 import re
 
 import yaml
+from babel.messages.catalog import Message
+from markdown_it import MarkdownIt
 
 from tools import ROOT
-from tools.catalogs import CATALOGS, ROLE, markup, problems, read, script_problems, script_texts
+from tools.catalogs import (
+    CATALOGS,
+    ROLE,
+    markup,
+    problems,
+    read,
+    read_script_texts,
+    script_problems,
+    script_texts,
+)
 
 
 def chapters() -> list[str]:
@@ -77,3 +90,110 @@ def test_no_message_holds_a_number_the_build_computed():
             numbers = re.findall(r"\d+(?:[.,]\d+)*", ROLE.sub(" ", message.id)) if message.id else []
             found += [f"{path.name}: {n} in {message.id[:60]!r}" for n in numbers if n not in typed]
     assert not found, "\n".join(found[:20])
+
+
+# The Chinese text's own rules. Chinese characters and full-width punctuation, with the curly
+# quotes Chinese text uses:
+CHINESE = "[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u2018\u2019\u201c\u201d]"
+
+
+def translated() -> list[tuple[str, Message]]:
+    """Every message of every catalog, with its catalog's name."""
+    return [(path.stem, m) for path in sorted(CATALOGS.glob("*.po")) for m in read(path) if m.id]
+
+
+def labels(texts) -> set[str]:
+    """The scripts' texts, and the word a numbered stage's button starts with ("2. scaled × 1/√{hs}"
+    is also "scaled")."""
+    return set(texts) | {re.sub(r"^\d+\.\s*", "", text).split(" × ")[0] for text in texts}
+
+
+def test_a_message_names_a_button_by_its_chinese_label():
+    """The figures' buttons are translated (scripts.json), so a message quotes the Chinese label:
+    “一路走到 logits”, not “Run to logits”; and 按下“播放”, not 按下 Play."""
+    texts = read_script_texts()
+    english, chinese = labels(texts), labels(texts.values())
+    found = []
+    for name, message in translated():
+        quoted = [a or b for a, b in re.findall(r"“([^”]+)”|「([^」]+)」", message.string)]
+        pressed = re.findall(r"按下?\s*([A-Za-z][A-Za-z ]*[A-Za-z])", message.string)
+        found += [f"{name}: {label!r}" for label in quoted + pressed if label in english - chinese]
+    assert not found, "\n".join(found)
+
+
+MATH = re.compile(r"\$\$.*?\$\$|\$[^$]+\$")
+
+
+def literal_asterisks(text: str) -> int:
+    """The asterisks CommonMark prints as they are: an emphasis that cannot open or close."""
+    tokens = MarkdownIt("commonmark").parseInline(MATH.sub("$", text))[0].children
+    return sum(token.content.count("*") for token in tokens if token.type == "text")
+
+
+def test_emphasis_in_chinese_text_opens_and_closes():
+    """In CommonMark a ** before punctuation opens only after a space or punctuation, and a ** after
+    punctuation closes only before a space or punctuation: 放在了**“Your”**上 prints its asterisks,
+    放在了“**Your**”上 is bold."""
+    assert literal_asterisks("放在了**“Your”**上") == 4
+    assert literal_asterisks("放在了“**Your**”上") == literal_asterisks("**交叉熵**（cross-entropy）") == 0
+    found = [
+        f"{name}: {message.string[:80]!r}"
+        for name, message in translated()
+        if literal_asterisks(message.string) > literal_asterisks(message.id)
+    ]
+    assert not found, "\n".join(found)
+
+
+LINK = r"\{(?:doc|ref)\}`[^`]*`"
+
+
+def test_no_space_between_a_link_and_chinese_text():
+    """Chinese sets no space around a link to a chapter or section: 见{doc}`glossary`。"""
+    spaced = re.compile(rf"{CHINESE} +{LINK}|{LINK} +{CHINESE}")
+    found = [f"{name}: {hit!r}" for name, message in translated() for hit in spaced.findall(message.string)]
+    assert not found, "\n".join(found)
+
+
+def test_a_link_named_by_its_target_keeps_the_targets_chinese_title():
+    """Where the English names a link by its target's title ({ref}`A padding mask <try-ex-...>`,
+    a title starts with a capital), the Chinese names it by the title's translation."""
+    titles = {message.id: message.string for _, message in translated()}
+    named = re.compile(r"\{(?:doc|ref)\}`([^`<]*?)\s*<([^`>]+)>`")
+    found = []
+    for name, message in translated():
+        english = {target: text for text, target in named.findall(message.id)}
+        for text, target in named.findall(message.string):
+            title = titles.get(english.get(target, ""))
+            if english.get(target, "")[:1].isupper() and title and text != title:
+                found.append(f"{name}: {text!r} for {english[target]!r}, titled {title!r}")
+    assert not found, "\n".join(found)
+
+
+def rejected_variants() -> list[tuple[list[str], str, list[str]]]:
+    """The terms of terminology.txt that name the variants they replace, as ``english  chinese
+    [not: variant, variant]``: the English ones (a part in parentheses left out), the Chinese, the
+    variants."""
+    found = []
+    for line in (ROOT / "locale" / "zh_CN" / "terminology.txt").read_text(encoding="utf-8").splitlines():
+        term = re.match(r"(\S.*?)\s{2,}(\S.*?)\s+\[not: ([^\]]+)\]$", line)
+        if term:
+            english = re.sub(r"\s*\([^)]*\)", "", term[1]).split(" / ")
+            found.append(([e.strip() for e in english], term[2], [v.strip() for v in term[3].split(", ")]))
+    return found
+
+
+def test_a_term_is_translated_as_terminology_txt_says():
+    """A message whose English has a term of terminology.txt uses none of the variants the term
+    replaces: 小实验 for the toy, never 玩具例子."""
+    terms = rejected_variants()
+    assert len(terms) >= 7, terms
+    found = []
+    for name, message in translated():
+        for english, chinese, variants in terms:
+            if any(re.search(rf"\b{re.escape(e)}", message.id, re.IGNORECASE) for e in english):
+                found += [
+                    f"{name}: {v!r} for {chinese!r}: {message.string[:60]!r}"
+                    for v in variants
+                    if v in message.string
+                ]
+    assert not found, "\n".join(found)

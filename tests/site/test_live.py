@@ -39,7 +39,7 @@ import yaml
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from tests.helpers import reader_environment
 from tools import ROOT, live
-from tools.browser import offline_context
+from tools.browser import accessibility_problems, offline_context
 from tools.serve import serve
 
 pytestmark = pytest.mark.slow
@@ -228,6 +228,14 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, browser, tmp_p
             hyper.locator(ERROR, has_text=expected).first.wait_for(timeout=RUN_TIMEOUT_MS)
             shown = hyper.locator(".jp-OutputArea").inner_text().strip()
             assert shown == f"ConfigError: {expected}", shown
+
+        # Live mode is for every reader too: named editors, re-drawn figures with their alt text,
+        # an error's red in AA contrast.
+        assert page.locator(".CodeMirror textarea").count() > 0
+        assert page.locator(".CodeMirror textarea:not([aria-label])").count() == 0
+        assert plot.locator(IMAGE).first.get_attribute("alt"), "a re-drawn figure keeps an alt text"
+        problems = accessibility_problems(page)
+        assert not problems, "\n".join(problems)
 
         # Binder gives a pod one CPU while torch sees every host core: the kernel uses one thread.
         edit(hyper, page, "import torch\nprint('torch threads:', torch.get_num_threads())")
