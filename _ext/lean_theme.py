@@ -7,6 +7,10 @@
 - The theme also loads Sphinx's search tools and the whole search index (100 kB and more, and it
   grows with the book) into every page, for a search-as-you-type the book leaves off. Only the
   search page loads them.
+- The scripts in a page's head wait until the page is parsed (``defer``), so none holds up its
+  first paint; only the two that set values the page's inline scripts read at once do not
+  (``lean_theme_templates/layout.html`` names them). The page's style sheets come as one
+  (``one_stylesheet.py``).
 - The site ships none of the theme files no page loads: that script, the source maps of the
   theme's bundles (for the theme's own developers), and the translation catalogs the theme's
   templates read while the book is built.

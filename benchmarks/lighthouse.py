@@ -3,10 +3,11 @@
 The site is served from 127.0.0.1 with text gzipped, as GitHub Pages serves it, and Lighthouse
 (npm, as package-lock.json pins it) drives Debian's Chromium with no internet.
 
-    python -m benchmarks.lighthouse [PAGE ...] [--site DIR]   # default: every chapter, both editions
+    python -m benchmarks.lighthouse [PAGE ...] [--site DIR] [--runs N]   # every chapter, both editions
 
-Prints each page's four scores, its first and largest contentful paint, and exits 1 if any
-score is under its budget.
+Prints each page's four scores, its first and largest contentful paint, each the median of
+``--runs`` audits (Lighthouse's own advice: its performance score moves by several points from
+one run to the next, most of all its blocking time), and exits 1 if any score is under its budget.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,6 +59,16 @@ def scores(report: dict) -> dict[str, int]:
     return {name: round(100 * report["categories"][name]["score"]) for name in BUDGETS}
 
 
+def paints(report: dict) -> dict[str, float]:
+    """The first and largest contentful paint, in seconds."""
+    return {name: report["audits"][audit_id]["numericValue"] / 1000 for name, audit_id in PAINTS.items()}
+
+
+def median(values: list[dict]) -> dict:
+    """Each key's median over ``values``."""
+    return {key: statistics.median(value[key] for value in values) for key in values[0]}
+
+
 def chapters(site: Path) -> list[str]:
     """Every chapter page of both editions, site-relative."""
     return [p.relative_to(site).as_posix() for p in site_pages(site) if "/book/" in f"/{p.relative_to(site)}"]
@@ -68,7 +80,12 @@ def main(argv: list[str] | None = None) -> int:
         "pages", nargs="*", help="site-relative pages (default: every chapter, both editions)"
     )
     parser.add_argument("--site", type=Path, default=SITE, help=f"the built site (default: {SITE})")
+    parser.add_argument(
+        "--runs", type=int, default=3, help="audits of each page, their median shown (default: 3)"
+    )
     args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error(f"--runs {args.runs}: a page needs at least one audit")
     if not LIGHTHOUSE.is_file():
         raise SystemExit(f"no Lighthouse in {LIGHTHOUSE.parent}: run `npm ci` (make does)")
     pages = args.pages or chapters(args.site)
@@ -78,14 +95,14 @@ def main(argv: list[str] | None = None) -> int:
     under = []
     with serve(args.site, gzip=True) as server:
         for page in pages:
-            report = audit(server.url(page))
-            got = scores(report)
-            paints = [report["audits"][audit_id]["displayValue"] for audit_id in PAINTS.values()]
+            reports = [audit(server.url(page)) for _ in range(args.runs)]
+            got = median([scores(report) for report in reports])
+            shown = median([paints(report) for report in reports])
             marks = {name: "" if got[name] >= BUDGETS[name] else " !" for name in BUDGETS}
             print(
                 f"{page:<40}"
-                + "".join(f"{f'{got[name]}{marks[name]}':>16}" for name in BUDGETS)
-                + "".join(f"{paint:>8}" for paint in paints),
+                + "".join(f"{f'{got[name]:g}{marks[name]}':>16}" for name in BUDGETS)
+                + "".join(f"{f'{shown[name]:.1f} s':>8}" for name in PAINTS),
                 flush=True,
             )
             under += [page for name in BUDGETS if marks[name]]

@@ -1,0 +1,146 @@
+"""One style sheet for each page, where the theme and the extensions link sixteen.
+
+A phone on a slow connection draws nothing until every style sheet in a page's head has arrived,
+and each one is a request of its own. So the ``<link rel="stylesheet">`` tags that the theme's
+template writes into a page's head are replaced by one, to a file that holds them all in the
+same order, ``_static/styles-<hash>.css``, named by the files it holds (so every build of the same
+book names it alike; a host's caching rules, ten minutes on GitHub Pages, keep a changed one from
+being stale for long). Each ``@import`` is inlined and each relative ``url()`` rewritten for the
+file's new place.
+
+The page's template asks for the link through the function this puts in every page's context
+(``html-page-context``): ``lean_theme_templates/layout.html``. The bundle is named then, in a
+file that lists its parts. Once the site is written (``build-finished``), every bundle a page
+links to is written from its parts: after the handlers that still copy or change style sheets
+then (sphinx-exercise copies its own; the theme writes its code colours into ``pygments.css``).
+A bundle no page links to any more is removed, and so are the style sheets a bundle holds: no
+page loads them on their own, and every build that writes a page copies them in again (a build
+that writes none copies no static file, and leaves its bundles as they were).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+LINK = re.compile(r'[ \t]*<link\b(?=[^>]*\brel="stylesheet")[^>]*>\n?')
+HREF = re.compile(r'\bhref="([^"?#]+)')
+IMPORT = re.compile(r"""@import\s+(?:url\(\s*)?["']([^"']+)["']\s*\)?[^;]*;""")
+URL = re.compile(r"""url\(\s*(["']?)([^)"']+)\1\s*\)""")
+CHARSET = re.compile(r'@charset\s+"[^"]*";')
+ABSOLUTE = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|/|#)", re.I)  # data:, https:, /root, #fragment
+
+
+def inlined(path: Path, folder: Path, read: set[Path] | None = None) -> str:
+    """The style sheet at ``path``, its imports inlined and its relative URLs relative to ``folder``;
+    each file read is added to ``read``."""
+    if read is not None:
+        read.add(path)
+
+    def rebase(found: re.Match) -> str:
+        url = found[2]
+        if ABSOLUTE.match(url):
+            return found[0]
+        moved = Path(os.path.relpath(path.parent / url, folder)).as_posix()
+        return f"url({found[1]}{moved}{found[1]})"  # quoted as the sheet quoted it
+
+    css = CHARSET.sub("", path.read_text(encoding="utf-8"))
+    parts, last = [], 0
+    for found in IMPORT.finditer(css):
+        parts.append(URL.sub(rebase, css[last : found.start()]))
+        parts.append(inlined((path.parent / found[1]).resolve(), folder, read))
+        last = found.end()
+    parts.append(URL.sub(rebase, css[last:]))
+    return "".join(parts)
+
+
+BUNDLE = re.compile(r"_static/(styles-[0-9a-f]{16}\.css)")
+PARTS = re.compile(r"^/\* parts: (.*) \*/$", re.M)
+
+
+def header(parts: list[str]) -> str:
+    """A bundle's first lines: its charset and its parts."""
+    return f'@charset "UTF-8";\n/* parts: {" ".join(parts)} */\n'
+
+
+def write_atomically(target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` at once: a browser or a build never reads half of it."""
+    written = target.with_name(f"{target.name}.{os.getpid()}")
+    written.write_text(text, encoding="utf-8")
+    written.replace(target)
+
+
+def write_bundle(static: Path, name: str, parts: list[str]) -> set[Path]:
+    """Write the style sheets ``parts`` (paths under ``static``) as one, ``static/name``; the files
+    it holds."""
+    read: set[Path] = set()
+    css = "\n".join(inlined((static / part).resolve(), static, read) for part in parts)
+    write_atomically(static / name, header(parts) + css)
+    return read
+
+
+def one_stylesheet(app: Sphinx, pagename: str, pathto: Callable[..., str], head: str) -> str:
+    """``head`` with its style sheets' links replaced by one link to their bundle."""
+    links = [link for link in LINK.findall(head) if "media=" not in link]
+    if len(links) < 2:
+        return head
+    static = Path(app.outdir, "_static").resolve()
+    page_folder = Path(app.outdir, pagename).parent
+    parts = [(page_folder / HREF.search(link)[1]).resolve().relative_to(static).as_posix() for link in links]
+    name = f"styles-{hashlib.sha256(' '.join(parts).encode()).hexdigest()[:16]}.css"
+    if not (static / name).is_file():  # its parts for now; they are read once the site is written
+        write_atomically(static / name, header(parts))
+    head = head.replace(links[0], f'<link rel="stylesheet" href="{pathto(f"_static/{name}", 1)}" />\n', 1)
+    for link in links[1:]:
+        head = head.replace(link, "", 1)
+    return head
+
+
+def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    if app.builder.format == "html" and "pathto" in context:
+        context["one_stylesheet"] = partial(one_stylesheet, app, pagename, context["pathto"])
+
+
+def _write_bundles(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    out = Path(app.outdir)
+    static = (out / "_static").resolve()
+    nested = [folder.parent for folder in out.glob("*/**/_static")]  # another site inside this one
+    pages = (
+        page.read_text(encoding="utf-8")
+        for page in out.glob("**/*.html")
+        if not any(page.is_relative_to(folder) for folder in nested)
+    )
+    linked = {name for page in pages for name in BUNDLE.findall(page)}
+    held: set[Path] = set()
+    for path in static.glob("styles-*.css"):
+        parts = PARTS.search(path.read_text(encoding="utf-8"))
+        if path.name not in linked or not parts:  # made for pages since written with other sheets
+            path.unlink()
+            continue
+        missing = [part for part in parts[1].split() if not (static / part).is_file()]
+        if missing and len(path.read_text(encoding="utf-8")) > parts.end() + 1:
+            continue  # a build that wrote no page copied no static file: the bundle is as it was
+        if missing:
+            logger.warning(f"{path.name} cannot be written: {', '.join(missing)} missing from _static")
+            continue
+        held |= write_bundle(static, path.name, parts[1].split())
+    for path in held:  # no page loads them on their own (Sphinx copies them again each build)
+        path.unlink()
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("html-page-context", _page_context)
+    app.connect("build-finished", _write_bundles, priority=900)  # after the handlers that change CSS
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

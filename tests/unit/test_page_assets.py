@@ -1,0 +1,98 @@
+"""What a page's head and body ask a browser for: one style sheet that reads as the sixteen did,
+and images fetched lazily with their size known (``_ext/one_stylesheet.py``, ``_ext/web_images.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _ext.one_stylesheet import LINK, PARTS, _write_bundles, inlined, one_stylesheet, write_bundle
+from _ext.web_images import lazy
+
+
+class Builder:
+    format = "html"
+
+
+class App:
+    """What the style-sheet extension reads of a Sphinx application: its output folder and builder."""
+
+    def __init__(self, outdir: Path) -> None:
+        self.outdir = str(outdir)
+        self.builder = Builder()
+
+
+def site(tmp_path: Path) -> Path:
+    """A built site's style sheets: one imports another, and each names a font or an image."""
+    static = tmp_path / "_static"
+    (static / "styles").mkdir(parents=True)
+    (static / "katex" / "fonts").mkdir(parents=True)
+    (static / "basic.css").write_text("p { margin: 0 }\n")
+    (static / "styles" / "theme.css").write_text(
+        '@import "../basic.css";\n.a { background: url(../img/a.png) }\n'
+    )
+    (static / "katex" / "katex.min.css").write_text(
+        '@charset "UTF-8";@font-face{src:url(fonts/KaTeX_Main.woff2)}'
+        '.k{background:url("data:image/png;base64,x")}'
+    )
+    return static
+
+
+HEAD = """  <link href="../_static/styles/theme.css?digest=1" rel="stylesheet" />
+    <link rel="stylesheet" type="text/css" href="../_static/katex/katex.min.css?v=2" />
+    <link rel="stylesheet" type="text/css" href="../_static/print.css" media="print" />
+  <link rel="preload" as="script" href="../_static/scripts/bootstrap.js" />"""
+
+
+def test_imports_are_inlined_and_urls_follow_the_files_to_their_new_place(tmp_path):
+    static = site(tmp_path)
+    css = inlined(static / "styles" / "theme.css", static)
+    assert css.index("p { margin: 0 }") < css.index(".a {"), "the import sits where it was"
+    assert "url(img/a.png)" in css and "@import" not in css
+    katex = inlined(static / "katex" / "katex.min.css", static)
+    assert "url(katex/fonts/KaTeX_Main.woff2)" in katex
+    assert 'url("data:image/png;base64,x")' in katex, "a data URL is left as it is"
+    assert "@charset" not in katex, "only the bundle's first line may say its charset"
+
+
+def test_a_page_links_one_style_sheet_that_holds_the_others_in_order(tmp_path):
+    static = site(tmp_path)
+    head = one_stylesheet(App(tmp_path), "book/page", lambda path, resource: f"../{path}", HEAD)
+    links = LINK.findall(head)
+    assert len(links) == 2 and 'media="print"' in links[1], "a print-only sheet keeps its own link"
+    assert 'rel="preload"' in head, "links that are not style sheets stay"
+    (name,) = [p.name for p in static.glob("styles-*.css")]
+    assert f'href="../_static/{name}"' in links[0]
+    assert PARTS.search((static / name).read_text())[1].split() == ["styles/theme.css", "katex/katex.min.css"]
+    again = one_stylesheet(App(tmp_path), "index", lambda path, resource: path, HEAD.replace("../", ""))
+    assert f'href="_static/{name}"' in again, "a page in another folder links the same bundle"
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "page.html").write_text(head)
+    (static / "styles-0123456789abcdef.css").write_text("/* parts: basic.css */")  # linked by no page
+    _write_bundles(App(tmp_path), None)  # the site is written
+    bundle = (static / name).read_text()
+    assert bundle.startswith('@charset "UTF-8";\n')
+    assert bundle.index("p { margin: 0 }") < bundle.index(".a {") < bundle.index("@font-face")
+    assert [p.name for p in static.glob("styles-*.css")] == [name], "a bundle no page links is removed"
+    assert not list(static.rglob("*.css"))[1:], "the sheets it holds are not shipped twice"
+
+
+def test_a_bundle_is_written_again_from_its_parts(tmp_path):
+    static = site(tmp_path)
+    write_bundle(static, "styles-0123456789abcdef.css", ["basic.css"])
+    (static / "basic.css").write_text("p { margin: 1px }\n")
+    write_bundle(static, "styles-0123456789abcdef.css", ["basic.css"])
+    assert "margin: 1px" in (static / "styles-0123456789abcdef.css").read_text()
+
+
+def test_the_books_images_load_lazily_with_their_size():
+    body = (
+        '<img alt="Four heatmaps" src="../_images/a1.png" />'
+        '<img src="../_static/logo.png" alt="logo" />'
+        '<img alt="x" loading="eager" src="../_images/b2.png" />'
+    )
+    marked = lazy(body, {"a1.png": (640, 480)})
+    sized = 'loading="lazy" width="640" height="480" src="../_images/a1.png"'
+    assert f'<img alt="Four heatmaps" {sized}' in marked
+    assert '<img src="../_static/logo.png" alt="logo" />' in marked, "only the chapters' images"
+    assert '<img alt="x" loading="eager" src="../_images/b2.png"' in marked, "a loading set already stays"
