@@ -136,7 +136,7 @@ def _write_bundles(app: Sphinx, exception: Exception | None) -> None:
             logger.warning(f"{path.name} cannot be written: {', '.join(missing)} missing from _static")
             continue
         held |= write_bundle(static, path.name, parts[1].split())
-    for path in held:  # no page loads them on their own (Sphinx copies them again each build)
+    for path in held:  # no page loads them on their own; a build that writes a page copies them again
         path.unlink()
 
 
