@@ -544,12 +544,13 @@ def head_maps(model, tokenizer: CharTokenizer, text: str, layer: int = 0) -> Int
     targets = [
         Words("head {h}: {char!r}", h=h, char=text[int(w[-1].argmax())]) for h, w in enumerate(weights)
     ]
+    block = Words("its one block") if len(model.blocks) == 1 else Words("block {layer}", layer=layer)
     description = Words(
-        "The attention weights of the {heads} heads of block {layer} for {text!r}: one {T} by {T} table per "
+        "The attention weights of the {heads} heads of {block} for {text!r}: one {T} by {T} table per "
         "head, rows the positions that look, columns the positions looked at, zero above the diagonal. The "
         "last position's largest weight falls on {targets}.",
         heads=len(weights),
-        layer=layer,
+        block=block,
         text=text,
         T=T,
         targets=targets,
