@@ -43,7 +43,8 @@ class CausalSelfAttention(nn.Module):
     def __init__(self, n_embd: int, n_head: int, block_size: int, dropout: float = 0.0) -> None:
         super().__init__()
         self.n_head = n_head
-        # every head's keys, queries and values, side by side: head h owns rows h*hs .. (h+1)*hs
+        # every head's keys, queries and values, side by side: head h owns output channels
+        # h*hs .. (h+1)*hs, the columns of its W in the book's x @ W (rows of .weight, stored (out, in))
         self.key = nn.Linear(n_embd, n_embd, bias=False)
         self.query = nn.Linear(n_embd, n_embd, bias=False)
         self.value = nn.Linear(n_embd, n_embd, bias=False)

@@ -120,6 +120,21 @@ def ablation() -> dict[str, Rung]:
     }
 
 
+# The rungs whose differences Part IV's prose weighs, and the one-head model below them: trained
+# with every seed of SEEDS, so that a gain can be set against the spread between seeds.
+SPREAD_RUNGS = ("attention", "multihead", "ffwd", "deep-plain", "residual", "layernorm")
+
+
+def seed_spread() -> dict[str, Rung]:
+    """Each of ``SPREAD_RUNGS`` once per seed, named "<rung>, seed <seed>" (seed 1337: the rung itself)."""
+    rungs = {"attention": Rung("attention", ATTENTION, "one causal head")} | LADDER
+    return {
+        f"{name}, seed {seed}": Rung(rungs[name].kind, replace(rungs[name].config, seed=seed), rungs[name].what)
+        for name in SPREAD_RUNGS
+        for seed in SEEDS
+    }
+
+
 # The small GPT in 60% of its steps, without dropout: with the whole recipe, and with the plain
 # loop (which tells what dropping dropout does alone). Evaluated twice as often as the ladder's,
 # so that the step at which each reaches the ladder's final loss shows.
@@ -130,7 +145,7 @@ NO_DROPOUT_GPT = Rung("gpt", _SHORT_GPT, "the small GPT without dropout, plain l
 
 def book_runs() -> dict[str, Rung]:
     """The runs the chapters train in full, by name: Part II's two, every rung but the lecture's,
-    and the recipe's.
+    the recipe's, and the rungs again with other seeds.
 
     The build trains these before it runs the chapters (``tools.execute``), so that no chapter
     holds a core while it waits for a model that another chapter is training.
@@ -147,6 +162,7 @@ def book_runs() -> dict[str, Rung]:
         "recipe-gpt": RECIPE_GPT,
         "no-dropout-gpt": NO_DROPOUT_GPT,
     }
-    runs = part_ii | ladder | {"layernorm-dropout": dropout} | recipe
+    spread = {f"spread: {name}": run for name, run in seed_spread().items()}
+    runs = part_ii | ladder | {"layernorm-dropout": dropout} | recipe | spread
     unique = {(run.kind, run.config): name for name, run in reversed(runs.items())}  # first name wins
     return {name: runs[name] for name in runs if name in unique.values()}

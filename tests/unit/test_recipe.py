@@ -14,6 +14,7 @@ from torch.optim.optimizer import register_optimizer_step_pre_hook
 from selfattn import ConfigError, TrainConfig, make_model, train
 from selfattn.recipe import learning_rate_at, param_groups
 from selfattn.runs import (
+    ATTENTION,
     LADDER,
     NO_DROPOUT_GPT,
     RECIPE,
@@ -21,8 +22,11 @@ from selfattn.runs import (
     RECIPE_PARTS,
     SEEDED,
     SEEDS,
+    SPREAD_RUNGS,
+    Rung,
     ablation,
     book_runs,
+    seed_spread,
 )
 
 V = 65
@@ -185,6 +189,19 @@ def test_the_book_trains_each_run_once():
     assert {r.config for r in ablation().values()} | {RECIPE_GPT.config, NO_DROPOUT_GPT.config} <= {
         r.config for r in runs.values()
     }
+
+
+def test_the_seed_spread_repeats_each_rung_with_only_its_seed_changed():
+    """What the ladder's table sets each gain against: the same rungs, three seeds each."""
+    spread, runs = seed_spread(), book_runs()
+    assert len(spread) == len(SPREAD_RUNGS) * len(SEEDS)
+    for name in SPREAD_RUNGS:
+        rung = LADDER.get(name) or Rung("attention", ATTENTION, "")
+        for seed in SEEDS:
+            run = spread[f"{name}, seed {seed}"]
+            assert (run.kind, run.config) == (rung.kind, replace(rung.config, seed=seed))
+        assert spread[f"{name}, seed {SEEDS[0]}"].config == rung.config
+    assert {(r.kind, r.config) for r in spread.values()} <= {(r.kind, r.config) for r in runs.values()}
 
 
 def test_the_recipe_is_nanogpts_for_tiny_shakespeare_at_three_times_the_ladders_rate():
