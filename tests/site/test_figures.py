@@ -617,6 +617,24 @@ def test_the_figures_add_one_shared_script_file_and_little_data_to_the_page(figu
     assert weight.data < 100_000, "the figures' data together"
 
 
+def test_the_live_code_button_appears_where_the_page_held_its_place(browser, figure_page):
+    """Nothing under the title moves when the loader makes the page's place the button."""
+    below = "document.querySelector('.thebe-launch-button').nextElementSibling.getBoundingClientRect().top"
+    tops = []
+    for scripts in (False, True):
+        context, visit = offline_context(browser, java_script_enabled=scripts)
+        tab = context.new_page()
+        tab.goto(figure_page.url)
+        if scripts:
+            expect(tab.locator(".live-code-button")).to_be_visible()
+        else:
+            expect(tab.locator(".thebe-launch-button")).to_be_hidden()
+        tops.append(tab.evaluate(below))
+        context.close()
+        assert visit.errors == [], visit.errors
+    assert tops[0] == tops[1]
+
+
 def test_outputs_work_side_by_side_each_with_its_own_script(browser, figure_cells):
     """As in Jupyter: every output brings its script; the first defines it, the others only mount."""
     _, figures = figure_cells
