@@ -2,7 +2,7 @@
 
 - ``live_code``: live code on every chapter page (thebe, self-hosted; Binder or a local server);
 - ``katex_math``: math typeset by KaTeX when the book is built;
-- ``figure_script``: one copy of the interactive figures' script per page;
+- ``figure_script``: the interactive figures' script as one static file the pages share;
 - ``joined_streams``: what a cell prints, as one block per stream, exactly as printed;
 - ``chapter_outputs``: every chapter read again when the package it runs has changed;
 - ``bib_labels``: bibliography labels in the citations' author-year form;
@@ -13,7 +13,8 @@
 - ``edition_links``: each page links to the same page in the other language's edition;
 - ``chinese_edition``: the Chinese edition's title, PDF settings and search;
 - ``translation``: what Sphinx's translation machinery misses (one module per gap);
-- ``npm_dependency``: the browser libraries the site serves, from ``node_modules``.
+- ``npm_dependency``: the browser libraries the site serves, from ``node_modules``;
+- ``written_site``: what the extensions that change the written site share (its pages, its files).
 
 They import one another as ``_ext.<module>``, from the repository's root.
 """

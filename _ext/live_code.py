@@ -55,6 +55,9 @@ SERVER_INFO_ENV = "LIVE_CODE_SERVER_INFO"
 BINDER_REF_ENV = "LIVE_CODE_BINDER_REF"
 STATIC = Path(__file__).with_name("live_code_static")
 SPHINX_THEBE_CSS = "sphinx-thebe.css"  # what sphinx-thebe adds to every page
+# The live-code button's place, empty and unseen until the loader makes it the button: the page
+# does not move when the button appears (live-code.js, live-code.css).
+BUTTON_PLACE = '<button type="button" class="thebe-launch-button">&#160;</button>'
 
 
 def thebe_lib() -> Path:
@@ -164,7 +167,10 @@ def _add_page_config(
     if config is None:
         return
     payload = json.dumps(config).replace("</", "<\\/")
-    context["body"] += f'\n<script type="application/json" id="live-code-config">{payload}</script>\n'
+    body = context["body"]
+    if "cell_input" in body:  # a page with code: the button's place, under its title
+        body = body.replace("</h1>", f"</h1>\n{BUTTON_PLACE}", 1)
+    context["body"] = body + f'\n<script type="application/json" id="live-code-config">{payload}</script>\n'
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -31,6 +31,8 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from _ext.written_site import loaded, write_atomically
+
 logger = logging.getLogger(__name__)
 
 LINK = re.compile(r'[ \t]*<link\b(?=[^>]*\brel="stylesheet")[^>]*>\n?')
@@ -73,13 +75,6 @@ def header(parts: list[str]) -> str:
     return f'@charset "UTF-8";\n/* parts: {" ".join(parts)} */\n'
 
 
-def write_atomically(target: Path, text: str) -> None:
-    """Write ``text`` to ``target`` at once: a browser or a build never reads half of it."""
-    written = target.with_name(f"{target.name}.{os.getpid()}")
-    written.write_text(text, encoding="utf-8")
-    written.replace(target)
-
-
 def write_bundle(static: Path, name: str, parts: list[str]) -> set[Path]:
     """Write the style sheets ``parts`` (paths under ``static``) as one, ``static/name``; the files
     it holds."""
@@ -116,13 +111,7 @@ def _write_bundles(app: Sphinx, exception: Exception | None) -> None:
         return
     out = Path(app.outdir)
     static = (out / "_static").resolve()
-    nested = [folder.parent for folder in out.glob("*/**/_static")]  # another site inside this one
-    pages = (
-        page.read_text(encoding="utf-8")
-        for page in out.glob("**/*.html")
-        if not any(page.is_relative_to(folder) for folder in nested)
-    )
-    linked = {name for page in pages for name in BUNDLE.findall(page)}
+    linked = loaded(out, BUNDLE)
     held: set[Path] = set()
     for path in static.glob("styles-*.css"):
         parts = PARTS.search(path.read_text(encoding="utf-8"))

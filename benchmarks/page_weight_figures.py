@@ -1,8 +1,9 @@
 """Bytes the interactive figures add to each built page: their script, their data, their markup.
 
 Every figure output carries its data (JSON) and a copy of the shared figure script (with its
-stylesheet inside); the browser runs the first copy and skips the rest, and the book's Sphinx
-extension (_ext/figure_script.py) keeps one copy per built page.
+stylesheet inside); the browser runs the first copy and skips the rest. On the built site the
+book's Sphinx extension (_ext/figure_script.py) takes the copies out of the page into one script
+file that every page shares, so a built page's code column is 0.
 
     python -m benchmarks.page_weight_figures [PATH ...]    # built pages or folders; default _build/html
     python -m benchmarks.page_weight_figures --figures     # the thirteen figures of the book's own run

@@ -60,6 +60,7 @@
   }
 
   function button() {
+    // The place the page holds for it (_ext/live_code.py), else a new one under the title.
     let btn = document.querySelector(".thebe-launch-button");
     if (!btn) {
       const title = document.querySelector("section h1");

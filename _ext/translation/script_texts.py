@@ -20,6 +20,9 @@ from _ext.translation import translated
 
 SCRIPT_TEXTS = "scripts.json"  # in locale/<language>/: the scripts' English texts and their translations
 PAGE_TEXT = "page-text.js"  # what a translated site's pages load of it
+# Before the extensions' scripts (priority 500), which read it as soon as they run: every one is
+# deferred, and deferred scripts run in the order the page names them.
+TEXTS_FIRST = 400
 
 
 def page_text_script(app: Sphinx, config: Config) -> None:
@@ -35,7 +38,7 @@ def page_text_script(app: Sphinx, config: Config) -> None:
             static.mkdir(parents=True, exist_ok=True)
             (static / PAGE_TEXT).write_text(f"window.selfattnText = {texts};\n", encoding="utf-8")
             config.html_static_path = [*config.html_static_path, str(static)]
-            app.add_js_file(PAGE_TEXT)
+            app.add_js_file(PAGE_TEXT, priority=TEXTS_FIRST)
             return
 
 

@@ -1,6 +1,6 @@
 """The interactive figures where the chapters use them, on the built site.
 
-Each chapter page holds its figures in reading order, with one copy of the figure script, the
+Each chapter page holds its figures in reading order, loads the figure script from one file, the
 figure's data from the chapter's own model and text, and the cell that made it shown as code a
 live reader can re-run. (That every figure is an image in the PDF is checked by tests/pdf/test_pdf.py.)
 """
@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pytest
 
+from _ext.figure_script import SCRIPT
 from tests.helpers import code_blocks, page_text
 
 # Per page: the figure kinds in reading order, and the call that makes each, as the page shows it.
@@ -49,7 +50,8 @@ def test_chapter_shows_its_figures_with_one_script_and_the_code_that_made_them(b
     path = built_book / "book" / f"{page}.html"
     source = path.read_text(encoding="utf-8")
     assert [kind for kind, _ in figures(path)] == [kind for kind, _ in PAGES[page]]
-    assert source.count("<script data-selfattn-figures>") == 1, "one copy of the figure script"
+    assert len(SCRIPT.findall(source)) == 1, "the figure script, as the site's one file"
+    assert "<script data-selfattn-figures>" not in source, "and no copy of it in the page"
     assert "sa-fallback" in source, "a text fallback for readers without JavaScript"
     cells = code_blocks(path)
     for kind, call in PAGES[page]:

@@ -22,6 +22,7 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
+from _ext.figure_script import SCRIPT
 from _ext.live_code import SERVER_INFO_ENV
 from selfattn.figures import FIGURES, context_window
 from selfattn.figures.mechanism import head_stages
@@ -127,7 +128,8 @@ def test_page_mounts_every_described_figure_with_one_script(page):
         assert figure.get_attribute("aria-describedby"), kind
         described = page.locator(f"#{figure.get_attribute('aria-describedby')}").inner_text()
         assert len(described) > 80, kind
-    assert page.locator("script[data-selfattn-figures]").count() == 1, "one copy per page (sphinxext)"
+    assert page.locator("script[data-selfattn-figures][src][defer]").count() == 1, "one file (sphinxext)"
+    assert page.locator("script[data-selfattn-figures]").count() == 1, "and no copy in the page"
     assert page.locator(".live-code-button").count() == 1, "the page has the book's live code"
     assert page.locator("style#selfattn-figures-css").count() == 1
 
@@ -603,12 +605,34 @@ def test_latex_build_includes_each_figure_as_a_png(figure_page):
     assert "sa-fig" not in tex, "no HTML in the LaTeX"
 
 
-def test_the_figures_add_one_script_and_little_data_to_the_page(figure_page):
-    weight = figure_weight(figure_page.html.read_text(encoding="utf-8"))
+def test_the_figures_add_one_shared_script_file_and_little_data_to_the_page(figure_page):
+    page = figure_page.html.read_text(encoding="utf-8")
+    weight = figure_weight(page)
     assert weight.figures == len(KINDS)
+    assert weight.code == 0, "no copy of the script in the page"
+    (name,) = SCRIPT.findall(page)
+    script = figure_page.html.parent / "_static" / name
     # thirteen views and their styles, about 14 kB gzipped (the page budget counts it too)
-    assert weight.code == weight.code_unique < 50_000, "one copy of the script and its stylesheet"
+    assert script.stat().st_size < 50_000, "one copy of the script and its stylesheet"
     assert weight.data < 100_000, "the figures' data together"
+
+
+def test_the_live_code_button_appears_where_the_page_held_its_place(browser, figure_page):
+    """Nothing under the title moves when the loader makes the page's place the button."""
+    below = "document.querySelector('.thebe-launch-button').nextElementSibling.getBoundingClientRect().top"
+    tops = []
+    for scripts in (False, True):
+        context, visit = offline_context(browser, java_script_enabled=scripts)
+        tab = context.new_page()
+        tab.goto(figure_page.url)
+        if scripts:
+            expect(tab.locator(".live-code-button")).to_be_visible()
+        else:
+            expect(tab.locator(".thebe-launch-button")).to_be_hidden()
+        tops.append(tab.evaluate(below))
+        context.close()
+        assert visit.errors == [], visit.errors
+    assert tops[0] == tops[1]
 
 
 def test_outputs_work_side_by_side_each_with_its_own_script(browser, figure_cells):

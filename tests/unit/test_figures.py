@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import torch
 
-from _ext.figure_script import one_copy
+from _ext.figure_script import MARK, _page_context, _remove_unloaded, script_name
 from _ext.translation.figure_words import map_texts
 from selfattn import AttentionLanguageModel, ConfigError, get_batch, make_model
 from selfattn.anatomy import trace
@@ -81,12 +81,43 @@ def test_figures_share_one_guarded_script(figures):
     assert len(ids) == 3, "every output gets its own element ids"
 
 
-def test_sphinx_extension_keeps_one_copy_of_the_script(figures):
+class SiteBuild:
+    """What the figure-script extension reads of a Sphinx application, and the scripts it adds."""
+
+    def __init__(self, outdir) -> None:
+        self.outdir = str(outdir)
+        self.builder = type("Builder", (), {"format": "html"})()
+        self.scripts: list[tuple[str, dict]] = []
+
+    def add_js_file(self, filename: str, **attributes) -> None:
+        self.scripts.append((filename, attributes))
+
+
+def test_a_built_page_loads_the_script_as_one_deferred_file_the_site_shares(figures, tmp_path):
     outputs = [figures["context-window"].to_html(), "<p>prose</p>", figures["batch"].to_html()]
-    body = one_copy("".join(outputs))
-    assert body.count("<script data-selfattn-figures>") == 1 and body.endswith("</script>")
-    assert body.count('class="sa-data"') == 2 and "<p>prose</p>" in body
-    assert one_copy("<p>no figures</p>") == "<p>no figures</p>"
+    build = SiteBuild(tmp_path)
+    context = {"body": "".join(outputs)}
+    _page_context(build, "book/page", "page.html", context, None)
+    assert "<script data-selfattn-figures>" not in context["body"]
+    assert context["body"].count('class="sa-data"') == 2 and "<p>prose</p>" in context["body"]
+    ((name, attributes),) = build.scripts
+    assert attributes == {"loading_method": "defer", MARK: ""}
+    assert (tmp_path / "_static" / name).read_text(encoding="utf-8") == script(), "the script as output"
+    _page_context(build, "book/other", "page.html", {"body": outputs[2]}, None)
+    assert build.scripts[1][0] == name, "every page loads the same file"
+    unchanged = {"body": "<p>no figures</p>"}
+    _page_context(build, "index", "page.html", unchanged, None)
+    assert unchanged == {"body": "<p>no figures</p>"} and len(build.scripts) == 2
+
+
+def test_a_script_no_page_loads_is_removed_once_the_site_is_written(tmp_path):
+    (tmp_path / "_static").mkdir()
+    loaded, stale = script_name("one();"), script_name("two();")
+    for name in (loaded, stale):
+        (tmp_path / "_static" / name).write_text("")
+    (tmp_path / "page.html").write_text(f'<script defer src="_static/{loaded}?v=1"></script>')
+    _remove_unloaded(SiteBuild(tmp_path), None)
+    assert [p.name for p in (tmp_path / "_static").iterdir()] == [loaded]
 
 
 def messages(figures: dict) -> list[str]:

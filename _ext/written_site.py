@@ -1,0 +1,30 @@
+"""What the extensions that change a written site share: its pages, the files they load, and
+writing a file so that no one reads half of it."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def pages(out: Path) -> Iterator[Path]:
+    """Every HTML page of the site in ``out``, not those of another site inside it (an edition
+    copied into a folder of its own, with its own ``_static``)."""
+    nested = [folder.parent for folder in out.glob("*/**/_static")]
+    return (
+        page for page in out.glob("**/*.html") if not any(page.is_relative_to(folder) for folder in nested)
+    )
+
+
+def loaded(out: Path, name: re.Pattern) -> set[str]:
+    """The file names matching ``name`` that some page of the site in ``out`` names."""
+    return {found for page in pages(out) for found in name.findall(page.read_text(encoding="utf-8"))}
+
+
+def write_atomically(target: Path, text: str) -> None:
+    """Write ``text`` to ``target`` at once: a browser or a build never reads half of it."""
+    written = target.with_name(f"{target.name}.{os.getpid()}")
+    written.write_text(text, encoding="utf-8")
+    written.replace(target)
