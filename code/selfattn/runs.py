@@ -129,7 +129,9 @@ def seed_spread() -> dict[str, Rung]:
     """Each of ``SPREAD_RUNGS`` once per seed, named "<rung>, seed <seed>" (seed 1337: the rung itself)."""
     rungs = {"attention": Rung("attention", ATTENTION, "one causal head")} | LADDER
     return {
-        f"{name}, seed {seed}": Rung(rungs[name].kind, replace(rungs[name].config, seed=seed), rungs[name].what)
+        f"{name}, seed {seed}": Rung(
+            rungs[name].kind, replace(rungs[name].config, seed=seed), rungs[name].what
+        )
         for name in SPREAD_RUNGS
         for seed in SEEDS
     }
