@@ -10,20 +10,22 @@ INSTALL    := $(STAMP) $(NODE_STAMP)
 .PHONY: book pdf tex-check test test-check missing-debs clean translations lock
 
 # What the book needs from the system, as Debian packages. make pdf: XeLaTeX, latexmk and fonts
-# that cover every character the book prints (poppler-utils: the tests read the PDF with it).
+# that cover every character the book prints (poppler-utils: the tests read the PDF with it;
+# librsvg2-bin: the Chinese edition draws its figures' translated words with rsvg-convert).
 # make test: those too (it builds and reads the PDF), and Chromium for the browser tests
 # (tools/browser.py; SELFATTN_CHROMIUM overrides its path). npm comes with the Python packages.
 PDF       := _build/latex/self-attention-from-scratch.pdf
 PDF_ZH    := _build/zh_CN/_build/latex/self-attention-from-scratch.pdf
-TEX_DEBS  := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils
+TEX_DEBS  := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils librsvg2-bin
 TEST_DEBS := $(TEX_DEBS) chromium
 CHROMIUM  := $(or $(SELFATTN_CHROMIUM),/usr/bin/chromium)
 HAVE_TEX  := $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null \
                && fc-list -q FreeSerif && fc-list -q "Noto Serif CJK SC" && echo yes)
 HAVE_POPPLER  := $(shell command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null && echo yes)
+HAVE_RSVG     := $(shell command -v rsvg-convert >/dev/null && echo yes)
 HAVE_CHROMIUM := $(shell test -x "$(CHROMIUM)" && echo yes)
 # The packages of TEX_DEBS and TEST_DEBS that this machine lacks (empty: nothing is missing).
-MISSING_PDF  := $(if $(HAVE_TEX),$(if $(HAVE_POPPLER),,poppler-utils),$(TEX_DEBS))
+MISSING_PDF  := $(strip $(if $(HAVE_TEX),$(if $(HAVE_POPPLER),,poppler-utils) $(if $(HAVE_RSVG),,librsvg2-bin),$(TEX_DEBS)))
 MISSING_TEST := $(filter $(MISSING_PDF) $(if $(HAVE_CHROMIUM),,chromium),$(TEST_DEBS))
 # Stop, before anything is installed or built, when make $(1) lacks the Debian packages $(2).
 define need_debs

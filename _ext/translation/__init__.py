@@ -5,6 +5,7 @@
 - ``exercise_titles``: the exercises' and solutions' titles;
 - ``part_titles``: the parts' titles (the toctrees' captions) and the PDF's title;
 - ``figure_words``: the words of the interactive figures;
+- ``figure_text``: the words drawn in the figures' images;
 - ``script_texts``: what the site's scripts write.
 
 This module holds what they share: whether a build translates, the chapter's catalog, and the few
@@ -21,7 +22,15 @@ from sphinx.application import Sphinx
 from sphinx.locale import init as init_locale
 from sphinx.util.i18n import docname_to_domain
 
-GAPS = ("glue_text", "alt_texts", "exercise_titles", "part_titles", "figure_words", "script_texts")
+GAPS = (
+    "glue_text",
+    "alt_texts",
+    "exercise_titles",
+    "part_titles",
+    "figure_words",
+    "figure_text",
+    "script_texts",
+)
 # What the extensions write, in each edition other than the English one.
 WORDS = {
     "zh_CN": {

@@ -13,22 +13,33 @@ COLORS = {"train": "#0072B2", "val": "#D55E00", "bigram": "#555555", "attention"
 SERIES = ["#555555", "#009E73", "#56B4E9", "#E69F00", "#999999", "#0072B2", "#CC79A7", "#D55E00"]
 
 
+NOTEBOOK = "module://matplotlib_inline.backend_inline"  # the backend a Jupyter kernel draws with
+# The book's look. An SVG keeps its words as text (the translated editions write them in their
+# language, _ext/translation/figure_text.py) and the same names inside on every run.
+STYLE = {
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "figure.figsize": (6.4, 3.6),
+    "figure.dpi": 110,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "font.size": 10,
+    "svg.fonttype": "none",
+    "svg.hashsalt": "selfattn",
+}
+
+
 def use_book_style() -> None:
-    """A white card behind every figure, so it stays legible in the site's dark mode."""
-    mpl.rcParams.update(
-        {
-            "figure.facecolor": "white",
-            "axes.facecolor": "white",
-            "savefig.facecolor": "white",
-            "figure.figsize": (6.4, 3.6),
-            "figure.dpi": 110,
-            "axes.spines.top": False,
-            "axes.spines.right": False,
-            "axes.grid": True,
-            "grid.alpha": 0.3,
-            "font.size": 10,
-        }
-    )
+    """A white card behind every figure, so it stays legible in the site's dark mode. In a
+    notebook, every figure is shown as PNG and kept as SVG too, with its words as text."""
+    mpl.rcParams.update(STYLE)
+    if mpl.get_backend() == NOTEBOOK:
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("png", "svg", metadata={"Date": None})  # no date: the same SVG every run
 
 
 def plot_losses(ax: Axes, history: History, label: str, color: str) -> None:

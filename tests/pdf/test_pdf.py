@@ -282,6 +282,23 @@ def test_nothing_runs_into_the_margin(edition):
     assert not wide, "lines wider than their column (tex source lines in the log):\n" + "\n".join(wide)
 
 
+def graphics(pdf: Path) -> list[str]:
+    """The images a PDF's LaTeX source includes, in order."""
+    tex = pdf.with_suffix(".tex").read_text(encoding="utf-8")
+    return re.findall(r"\\sphinxincludegraphics(?:\[[^]]*\])?\{\{([^}]+)\}", tex)
+
+
+@pytest.mark.slow
+def test_the_chinese_pdf_draws_its_figures_words_in_chinese(pdf, pdf_zh):
+    """Every figure the English PDF shows, a chapter's drawing or an interactive figure's PNG,
+    is redrawn in the Chinese PDF with its words translated: another image at each place, but
+    for the two drawings whose words are all code, numbers or names (as on the site)."""
+    english, chinese = graphics(pdf), graphics(pdf_zh)
+    assert len(english) == len(chinese) >= 50, (len(english), len(chinese))
+    kept = [name for name, theirs in zip(english, chinese, strict=True) if name == theirs]
+    assert len(kept) == 2, f"figures drawn in English in the Chinese PDF: {kept}"
+
+
 @pytest.mark.slow
 def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
     site_images, site_figures, numbers = 0, 0, []

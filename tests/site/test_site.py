@@ -491,6 +491,33 @@ def test_figures_computed_with_other_numbers_still_read_in_chinese(site):
     assert changed >= 10, "the changed numbers are filled into the translations"
 
 
+IMAGE = re.compile(r'<img [^>]*src="[^"]*_images/([^"/]+)"')
+
+
+def test_the_chinese_edition_draws_its_figures_words_in_chinese(site):
+    """The images the chapters draw show their words in Chinese on the Chinese site: each is
+    another file than the English one (redrawn from the figure's SVG with the chapter's
+    translations, _ext/translation/figure_text.py), of the same pixel size, so the page keeps its
+    layout. Only a drawing whose words are all code, numbers or names stays as it is (two:
+    prerequisites' matrix product and embedding lookup)."""
+    redrawn, kept, resized = 0, [], []
+    for page in sorted((site / "book").glob("*.html")):
+        english = IMAGE.findall(page.read_text(encoding="utf-8"))
+        chinese = IMAGE.findall((site / "zh" / "book" / page.name).read_text(encoding="utf-8"))
+        assert len(english) == len(chinese), f"{page.name}: {len(english)} images, {len(chinese)} in Chinese"
+        for ours, theirs in zip(english, chinese, strict=True):
+            if ours == theirs:
+                kept.append(page.name)
+                continue
+            redrawn += 1
+            with Image.open(site / "_images" / ours) as a, Image.open(site / "zh" / "_images" / theirs) as b:
+                if a.size != b.size:
+                    resized.append(f"{page.name}: {a.size} in English, {b.size} in Chinese")
+    assert kept == ["prerequisites.html"] * 2, f"drawn in English on the Chinese site: {kept}"
+    assert not resized, "\n".join(resized)
+    assert redrawn >= 40, redrawn
+
+
 def glued(page: Path) -> Counter:
     """The values glued into a page's text (MyST-NB's pasted-text spans)."""
     return Counter(re.findall(r'<span class="pasted-text">([^<]*)</span>', page.read_text(encoding="utf-8")))

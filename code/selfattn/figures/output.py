@@ -9,7 +9,8 @@ too. Once loaded, the script also watches the page for figures inserted
 without running their scripts. Nothing is fetched from the network.
 
 The PNG is a matplotlib drawing of the same data, for the PDF build and for
-any viewer without JavaScript.
+any viewer without JavaScript; an SVG of it keeps its words as text, for the
+book's translated editions to redraw.
 
 A translated edition of the book translates what the figure's HTML says in
 words (its title, description and fallback, and the data's strings under
@@ -31,7 +32,7 @@ import json
 import math
 import uuid
 from collections.abc import Callable
-from functools import cache
+from functools import cache, cached_property
 from importlib import resources
 from typing import Union
 
@@ -40,7 +41,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure as MplFigure
 
-from selfattn.plotting import use_book_style
+from selfattn.plotting import STYLE
 
 PNG_DPI = 150
 # The keys of a figure's data under which every string is words a reader reads (button labels,
@@ -174,7 +175,6 @@ class InteractiveFigure:
         self._templates: list = []
         self.data = _english(data, self._templates)  # what the views and ``draw`` read
         self._draw, self._size = draw, size
-        self._png: bytes | None = None
 
     def __repr__(self) -> str:
         return f"<{self.kind} figure: {self.title}>"
@@ -209,21 +209,29 @@ class InteractiveFigure:
             f"<script data-selfattn-figures>{script()}</script>"
         )
 
+    @cached_property
+    def _drawings(self) -> tuple[bytes, str]:
+        """The same data drawn with matplotlib: as PNG, and as SVG with its words as text."""
+        with mpl.rc_context(STYLE):
+            fig = MplFigure(figsize=self._size, dpi=PNG_DPI, layout="constrained")
+            self._draw(fig, self.data)
+            png, svg = io.BytesIO(), io.StringIO()
+            FigureCanvasAgg(fig).print_png(png)
+            fig.savefig(svg, format="svg", metadata={"Date": None})
+        return png.getvalue(), svg.getvalue()
+
     def to_png(self) -> bytes:
-        """The static rendering (cached): the same data drawn with matplotlib."""
-        if self._png is None:
-            with mpl.rc_context():
-                use_book_style()
-                fig = MplFigure(figsize=self._size, dpi=PNG_DPI, layout="constrained")
-                self._draw(fig, self.data)
-                buffer = io.BytesIO()
-                FigureCanvasAgg(fig).print_png(buffer)
-            self._png = buffer.getvalue()
-        return self._png
+        """The static rendering: the same data drawn with matplotlib."""
+        return self._drawings[0]
+
+    def to_svg(self) -> str:
+        """The static rendering as SVG, its words kept as text (a translated edition's, redrawn)."""
+        return self._drawings[1]
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict[str, str]:
         return {
             "text/html": self.to_html(),
             "image/png": base64.b64encode(self.to_png()).decode("ascii"),
+            "image/svg+xml": self.to_svg(),
             "text/plain": f"{self.title}. {self.description}",
         }

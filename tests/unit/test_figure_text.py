@@ -1,0 +1,81 @@
+"""Drawn figures' words (_ext/translation/figure_text.py): which texts of a figure's SVG become
+messages, how numbers stay out of them, and a translated figure drawn again at the English
+PNG's size with its words in Chinese."""
+
+from __future__ import annotations
+
+import io
+import re
+import shutil
+import struct
+
+import matplotlib as mpl
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from _ext.translation.figure_text import draw, messages, template, translated_svg
+from selfattn.plotting import STYLE
+
+CHINESE = {
+    "training step": "训练步数",
+    "Your run: lr {0}, {1} steps": "你的运行：学习率 {0}，{1} 步",
+    "your run: val": "你的运行：验证",
+}
+
+
+def drawn() -> tuple[bytes, str]:
+    """A figure as the chapters draw one: PNG and SVG, with words, numbers, ticks and code."""
+    with mpl.rc_context(STYLE):
+        fig = Figure()
+        ax = fig.add_subplot()
+        ax.plot([0, 100, 200], [4.2, 2.9, 2.4], label="your run: val")
+        ax.set_xlabel("training step")
+        ax.set_title("Your run: lr 0.001, 200 steps")
+        ax.set_xticks([0, 100, 200], ["start", "middle", "end"])
+        ax.text(50, 3.5, "x @ W", family="monospace")
+        ax.text(50, 3.0, "2.41")
+        ax.text(50, 2.7, r"$\sqrt{d}$ scaled")
+        ax.legend()
+        png, svg = io.BytesIO(), io.StringIO()
+        FigureCanvasAgg(fig).print_png(png)
+        fig.savefig(svg, format="svg")
+    return png.getvalue(), svg.getvalue()
+
+
+def pixels(png) -> tuple[int, int]:
+    """A PNG file's width and height (its IHDR chunk)."""
+    return struct.unpack(">II", png.read_bytes()[16:24])
+
+
+def test_a_message_is_a_texts_words_with_its_numbers_left_out():
+    assert template("Your run: lr 0.001, 5,000 steps") == ("Your run: lr {0}, {1} steps", ["0.001", "5,000"])
+    assert template("GPT-2: 17 tokens") == ("GPT-2: {0} tokens", ["17"])
+    assert template("softmax(−2 × scores) {x}") == ("softmax({0} × scores) {{x}}", ["−2"])
+
+
+def test_the_messages_are_the_words_a_reader_reads_not_ticks_code_numbers_or_maths():
+    _, svg = drawn()
+    assert sorted(messages(svg)) == sorted(["training step", "Your run: lr {0}, {1} steps", "your run: val"])
+
+
+def test_a_translated_figure_is_drawn_again_at_the_english_size(tmp_path):
+    if shutil.which("rsvg-convert") is None:
+        pytest.skip("rsvg-convert (Debian's librsvg2-bin) draws the translated figures: make missing-debs")
+    png, svg = drawn()
+    english = tmp_path / "english.png"
+    english.write_bytes(png)
+    translated = translated_svg(svg, lambda message: CHINESE.get(message, message))
+    assert translated is not None
+    texts = re.findall(r"<text[^>]*>([^<]*)</text>", translated)
+    assert {"训练步数", "你的运行：学习率 0.001，200 步", "你的运行：验证", "x @ W", "start"} <= set(texts)
+    assert "training step" not in texts
+    out = draw(translated, english, tmp_path / "drawn")
+    assert pixels(out) == pixels(english)
+    assert out.read_bytes() != png
+    assert draw(translated, english, tmp_path / "drawn") == out  # named for its content: drawn once
+
+
+def test_a_figure_whose_words_have_no_translation_is_kept():
+    _, svg = drawn()
+    assert translated_svg(svg, lambda message: message) is None
