@@ -9,8 +9,9 @@ librsvg2-bin, with Noto Sans CJK for the characters DejaVu Sans lacks) and shows
 its place, on the site and in the PDF. Nothing is executed again: a catalog's change redraws.
 
 A message is a text's words with each number in it written ``{0}``, ``{1}``…, filled in after
-translation, so a catalog never holds a computed value. Tick labels, monospaced text (code and
-tokens), mathematics and texts without a word of two letters are kept as drawn.
+translation, so a catalog never holds a computed value. Tick labels, mathematics and texts
+without a word of two letters are kept as drawn; code and tokens are messages too (a flow
+chart's line of code may be words), which a translation keeps as they are.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ WORD = re.compile(r"[^\W\d_]{2,}")
 TICKS = re.compile(r"[xy]tick_\d+$")
 # Latin glyphs from the font matplotlib drew with, the rest from the CJK font the PDF uses.
 FONTS = "font-family: 'DejaVu Sans', 'Noto Sans CJK SC', sans-serif"
+MONO_FONTS = "font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace"
 
 
 def _texts(root: ET.Element) -> Iterator[ET.Element]:
@@ -48,8 +50,7 @@ def _texts(root: ET.Element) -> Iterator[ET.Element]:
     def walk(element: ET.Element, in_ticks: bool) -> Iterator[ET.Element]:
         in_ticks = in_ticks or bool(TICKS.match(element.get("id", "")))
         if element.tag == f"{SVG}text":
-            plain = len(element) == 0 and "monospace" not in element.get("style", "")  # no tspans: no maths
-            if plain and not in_ticks and WORD.search(element.text or ""):
+            if len(element) == 0 and not in_ticks and WORD.search(element.text or ""):  # tspans: maths
                 yield element
             return
         for child in element:
@@ -85,8 +86,9 @@ def translated_svg(svg: str, change: Callable[[str], str]) -> str | None:
         translation = change(message)
         if translation != message:
             element.text = translation.format(*numbers)
-            style = re.sub(r"font-family:[^;]*", FONTS, element.get("style", ""))
-            element.set("style", style)
+            style = element.get("style", "")
+            fonts = MONO_FONTS if "monospace" in style else FONTS
+            element.set("style", re.sub(r"font-family:[^;]*", fonts, style))
             changed = True
     return ET.tostring(root, encoding="unicode") if changed else None
 

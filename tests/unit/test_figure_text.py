@@ -1,6 +1,6 @@
 """Drawn figures' words (_ext/translation/figure_text.py): which texts of a figure's SVG become
-messages, how numbers stay out of them, and a translated figure drawn again at the English
-PNG's size with its words in Chinese."""
+messages (words, in any font), how numbers stay out of them, and a translated figure drawn again
+at the English PNG's size with its words in Chinese."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ CHINESE = {
     "training step": "训练步数",
     "Your run: lr {0}, {1} steps": "你的运行：学习率 {0}，{1} 步",
     "your run: val": "你的运行：验证",
+    "{0} snippets of {1} characters": "{0} 段、每段 {1} 个字符",
 }
 
 
@@ -34,6 +35,7 @@ def drawn() -> tuple[bytes, str]:
         ax.set_title("Your run: lr 0.001, 200 steps")
         ax.set_xticks([0, 100, 200], ["start", "middle", "end"])
         ax.text(50, 3.5, "x @ W", family="monospace")
+        ax.text(50, 3.2, "32 snippets of 8 characters", family="monospace")
         ax.text(50, 3.0, "2.41")
         ax.text(50, 2.7, r"$\sqrt{d}$ scaled")
         ax.legend()
@@ -54,9 +56,15 @@ def test_a_message_is_a_texts_words_with_its_numbers_left_out():
     assert template("softmax(−2 × scores) {x}") == ("softmax({0} × scores) {{x}}", ["−2"])
 
 
-def test_the_messages_are_the_words_a_reader_reads_not_ticks_code_numbers_or_maths():
+def test_the_messages_are_the_words_a_reader_reads_not_ticks_numbers_or_maths():
     _, svg = drawn()
-    assert sorted(messages(svg)) == sorted(["training step", "Your run: lr {0}, {1} steps", "your run: val"])
+    words = [
+        "training step",
+        "Your run: lr {0}, {1} steps",
+        "{0} snippets of {1} characters",
+        "your run: val",
+    ]
+    assert sorted(messages(svg)) == sorted(words)
 
 
 def test_a_translated_figure_is_drawn_again_at_the_english_size(tmp_path):
@@ -69,6 +77,7 @@ def test_a_translated_figure_is_drawn_again_at_the_english_size(tmp_path):
     assert translated is not None
     texts = re.findall(r"<text[^>]*>([^<]*)</text>", translated)
     assert {"训练步数", "你的运行：学习率 0.001，200 步", "你的运行：验证", "x @ W", "start"} <= set(texts)
+    assert "32 段、每段 8 个字符" in texts and "Noto Sans Mono CJK SC" in translated  # monospaced still
     assert "training step" not in texts
     out = draw(translated, english, tmp_path / "drawn")
     assert pixels(out) == pixels(english)
