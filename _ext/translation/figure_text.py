@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from docutils import nodes
+from PIL import Image
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.transforms import SphinxTransform
@@ -42,6 +43,8 @@ TICKS = re.compile(r"[xy]tick_\d+$")
 # Latin glyphs from the font matplotlib drew with, the rest from the CJK font the PDF uses.
 FONTS = "font-family: 'DejaVu Sans', 'Noto Sans CJK SC', sans-serif"
 MONO_FONTS = "font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace"
+ET.register_namespace("", SVG[1:-1])  # a translated SVG written with the prefixes it was read with
+ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 
 
 def _texts(root: ET.Element) -> Iterator[ET.Element]:
@@ -77,8 +80,6 @@ def messages(svg: str) -> list[str]:
 
 def translated_svg(svg: str, change: Callable[[str], str]) -> str | None:
     """``svg`` with ``change`` applied to each of its messages, or None if no word changed."""
-    ET.register_namespace("", SVG[1:-1])
-    ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
     root = ET.fromstring(svg)
     changed = False
     for element in _texts(root):
@@ -93,14 +94,10 @@ def translated_svg(svg: str, change: Callable[[str], str]) -> str | None:
     return ET.tostring(root, encoding="unicode") if changed else None
 
 
-def _png_size(path: Path) -> tuple[int, int]:
-    header = path.read_bytes()[16:24]  # the IHDR chunk's width and height
-    return int.from_bytes(header[:4], "big"), int.from_bytes(header[4:], "big")
-
-
 def draw(svg: str, png: Path, folder: Path) -> Path:
     """``svg`` drawn as a PNG the size of ``png``, in ``folder`` (named for its content)."""
-    width, height = _png_size(png)
+    with Image.open(png) as image:
+        width, height = image.size
     name = hashlib.sha256(f"{svg}{width}x{height}".encode()).hexdigest()[:24]
     out = folder / f"{name}.png"
     if not out.exists():

@@ -7,12 +7,12 @@ from __future__ import annotations
 import io
 import re
 import shutil
-import struct
 
 import matplotlib as mpl
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from PIL import Image
 
 from _ext.translation.figure_text import draw, messages, template, translated_svg
 from selfattn.plotting import STYLE
@@ -45,11 +45,6 @@ def drawn() -> tuple[bytes, str]:
     return png.getvalue(), svg.getvalue()
 
 
-def pixels(png) -> tuple[int, int]:
-    """A PNG file's width and height (its IHDR chunk)."""
-    return struct.unpack(">II", png.read_bytes()[16:24])
-
-
 def test_a_message_is_a_texts_words_with_its_numbers_left_out():
     assert template("Your run: lr 0.001, 5,000 steps") == ("Your run: lr {0}, {1} steps", ["0.001", "5,000"])
     assert template("GPT-2: 17 tokens") == ("GPT-2: {0} tokens", ["17"])
@@ -80,7 +75,8 @@ def test_a_translated_figure_is_drawn_again_at_the_english_size(tmp_path):
     assert "32 段、每段 8 个字符" in texts and "Noto Sans Mono CJK SC" in translated  # monospaced still
     assert "training step" not in texts
     out = draw(translated, english, tmp_path / "drawn")
-    assert pixels(out) == pixels(english)
+    with Image.open(out) as ours, Image.open(english) as theirs:
+        assert ours.size == theirs.size
     assert out.read_bytes() != png
     assert draw(translated, english, tmp_path / "drawn") == out  # named for its content: drawn once
 

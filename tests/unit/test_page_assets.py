@@ -1,11 +1,13 @@
 """What a page's head and body ask a browser for: one style sheet that reads as the sixteen did,
-and images fetched lazily with their size known (``_ext/one_stylesheet.py``, ``_ext/web_images.py``)."""
+images fetched lazily with their size known, and code blocks without the spans that look like
+plain text (``_ext/one_stylesheet.py``, ``_ext/web_images.py``, ``_ext/quiet_tokens.py``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from _ext.one_stylesheet import LINK, PARTS, _write_bundles, inlined, one_stylesheet, write_bundle
+from _ext.quiet_tokens import plain_classes, quiet
 from _ext.web_images import lazy
 
 
@@ -96,3 +98,25 @@ def test_the_books_images_load_lazily_with_their_size():
     assert f'<img alt="Four heatmaps" {sized}' in marked
     assert '<img src="../_static/logo.png" alt="logo" />' in marked, "only the chapters' images"
     assert '<img alt="x" loading="eager" src="../_images/b2.png"' in marked, "a loading set already stays"
+
+
+THEME_STYLES = ("a11y-high-contrast-light", "a11y-high-contrast-dark")  # the theme's code styles
+CODE = (
+    '<p><span class="n">not code</span></p><div class="highlight"><pre><span></span>'
+    '<span class="n">wei</span> <span class="o">=</span> <span class="n">q</span> '
+    '<span class="o">@</span> <span class="n">k</span><span class="o">.</span><span class="n">T</span>'
+    '<span class="w">  </span><span class="c1"># (B, T, T)</span>\n'
+    '<span class="k">return</span> <span class="nb">len</span><span class="p">(</span>'
+    '<span class="s2">&quot;x&quot;</span><span class="p">)</span></pre></div>'
+)
+
+
+def test_a_token_drawn_like_plain_text_in_both_modes_loses_its_span_and_keeps_its_text():
+    classes = plain_classes(THEME_STYLES)
+    assert {"n", "p", "w"} <= classes and not {"k", "o", "nb", "c1", "s2"} & classes
+    quieted = quiet(CODE, classes)
+    assert '<pre><span></span><span class="o">' not in quieted  # the first name is plain text now
+    assert 'wei <span class="o">=</span> q <span class="o">@</span> k<span class="o">.</span>T  ' in quieted
+    assert '<span class="k">return</span> <span class="nb">len</span>(<span class="s2">' in quieted
+    assert '<p><span class="n">not code</span></p>' in quieted  # outside code blocks: as it was
+    assert quiet(CODE, frozenset()) == CODE
