@@ -34,7 +34,8 @@ STYLE = {
 
 def use_book_style() -> None:
     """A white card behind every figure, so it stays legible in the site's dark mode. In a
-    notebook, every figure is shown as PNG and kept as SVG too, with its words as text."""
+    notebook, every figure comes as PNG and as SVG with its words as text: the book's pages show
+    the PNG, Jupyter and the book's live mode the SVG."""
     mpl.rcParams.update(STYLE)
     if mpl.get_backend() == NOTEBOOK:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
