@@ -31,10 +31,9 @@ from PIL import Image
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.transforms import SphinxTransform
-from sphinx.util.nodes import traverse_parent
 
 from _ext.translation import catalog
-from _ext.translation.figure_words import figure_words
+from _ext.translation.figure_words import offer
 
 SVG = "{http://www.w3.org/2000/svg}"
 NUMBER = re.compile(r"(?<![\w.-])[-−]?\d+(?:[.,]\d+)*(?![\w])")
@@ -141,12 +140,7 @@ class TranslateFigureText(SphinxTransform):
             return
         if self.app.builder.name == "gettext":
             for bundle, images in bundles:
-                words = figure_words(texts=messages(self._read(images["image/svg+xml"])))
-                words.uid = ""  # what the gettext build files a message under
-                words.source, words.line = next(
-                    ((n.source, n.line) for n in traverse_parent(bundle) if n.source), (None, None)
-                )
-                bundle.parent.insert(bundle.parent.index(bundle) + 1, words)
+                offer(bundle, messages(self._read(images["image/svg+xml"])))
             return
         translations = catalog(self.app, self.env.docname)
         if translations is None:

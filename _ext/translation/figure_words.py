@@ -98,6 +98,18 @@ class figure_words(nodes.Element, addnodes.translatable):
         return self["texts"]
 
 
+def offer(node: nodes.Node, texts: list[str]) -> None:
+    """Offer ``texts``, the words of the figure in ``node`` (an output), as messages of the
+    gettext build, filed under the output's place in its chapter."""
+    words = figure_words(texts=texts)
+    words.uid = ""  # what the gettext build files a message under
+    places = ((n.source, n.line) for n in traverse_parent(node) if n.source)
+    words.source, words.line = next(places, (None, None))
+    # beside the output's bundle of formats, which MyST-NB replaces by the one it picks
+    bundle = next((n for n in traverse_parent(node) if n.get("nb_element") == "mime_bundle"), node)
+    bundle.parent.insert(bundle.parent.index(bundle) + 1, words)
+
+
 def words_of(html: str) -> list[str]:
     """The words of the interactive figures in ``html``, in order."""
     texts: list[str] = []
@@ -123,16 +135,7 @@ class TranslateFigureWords(SphinxPostTransform):
         ]
         if self.app.builder.name == "gettext":
             for node in figures:
-                words = figure_words(texts=words_of(node.astext()))
-                words.uid = ""  # what the gettext build files a message under
-                words.source, words.line = next(
-                    ((n.source, n.line) for n in traverse_parent(node) if n.source), (None, None)
-                )
-                # beside the output's bundle of formats, which MyST-NB replaces by the one it picks
-                bundle = next(
-                    (n for n in traverse_parent(node) if n.get("nb_element") == "mime_bundle"), node
-                )
-                bundle.parent.insert(bundle.parent.index(bundle) + 1, words)
+                offer(node, words_of(node.astext()))
         elif figures and (translations := catalog(self.app, self.env.docname)) is not None:
             for node in figures:
                 node.replace(node[0], nodes.Text(map_texts(node.astext(), translations.gettext)))
