@@ -1,8 +1,10 @@
-"""The Chinese edition: its title and author, its PDF's settings, and its search.
+"""The Chinese edition: its title and author, its fonts, its PDF's settings, and its search.
 
 The chapters' words come from the message catalogs (``locale/``, ``_ext.translation``); this is
-what the Chinese edition needs besides: the book's title and author in Chinese, XeLaTeX set for
-Chinese text, and a search that cuts a query into words the way the index was cut.
+what the Chinese edition needs besides: the book's title and author in Chinese, the site's fonts
+for Chinese text named (``chinese_edition_static/chinese-fonts.css``: a phone's browser that has
+to look for them draws the page's first screen later), XeLaTeX set for Chinese text, and a search
+that cuts a query into words the way the index was cut.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from sphinx.config import Config
 from sphinx.search.zh import SearchChinese
 
 from _ext.translation import say
+
+STATIC = Path(__file__).with_name("chinese_edition_static")  # chinese-fonts.css
 
 
 def chinese(language: str | None) -> bool:
@@ -43,6 +47,8 @@ def _configure(app: Sphinx, config: Config) -> None:
     if chinese(config.language):
         config.html_title = config.project = say(config.language, config.html_title)
         config.author = say(config.language, config.author)
+        config.html_static_path = [*config.html_static_path, str(STATIC)]
+        app.add_css_file("chinese-fonts.css")
         elements = config.latex_elements
         # XeLaTeX's own settings where Sphinx would switch to xeCJK's for Chinese
         elements["fontenc"] = ADDITIONAL_SETTINGS["xelatex"]["fontenc"]

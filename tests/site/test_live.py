@@ -40,7 +40,7 @@ import yaml
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from tests.helpers import reader_environment
 from tools import ROOT, live
-from tools.browser import accessibility_problems, offline_context
+from tools.browser import accessibility_problems, offline_context, settle
 from tools.serve import serve
 
 pytestmark = pytest.mark.slow
@@ -77,6 +77,7 @@ def sites() -> dict[str, Path]:
 def open_chapter(context, server):
     page = context.new_page()
     page.goto(server.url("book/bigram.html"))
+    settle(page)
     return page
 
 

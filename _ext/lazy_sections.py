@@ -1,0 +1,30 @@
+"""A chapter's sections drawn as a reader reaches them, not all while the page loads.
+
+A long chapter is thousands of elements (its formulas, code and figures), and a phone styles and
+lays out every one of them before the page answers a tap; the theme's scripts then ask for the
+layout again as they start. ``lazy_sections_static/lazy-sections.css`` gives each of a chapter's
+sections (the ones under its title) CSS's ``content-visibility: auto``: the browser skips the
+sections off screen until they come near, keeping them in the page for finding, linking and
+assistive technology. A section drawn that way clips what is wider than the column, as it would
+scroll the page sideways otherwise; the site's tests measure each page with every section drawn.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+
+STATIC = Path(__file__).with_name("lazy_sections_static")
+
+
+def _configure(app: Sphinx, config: Config) -> None:
+    config.html_static_path = [*config.html_static_path, str(STATIC)]
+    app.add_css_file("lazy-sections.css")
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", _configure)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
