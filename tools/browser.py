@@ -120,14 +120,15 @@ def settle(page) -> None:
     """Wait until the page is loaded, every section drawn, its images decoded, its math typeset
     and its fonts in: the whole page, as a reader sees it who has scrolled through it.
 
-    A chapter draws its sections as a reader nears them (``_ext/lazy_sections.py``); until then
-    each has a guessed height and clips what is wider than the column. Drawn, a section too wide
-    scrolls the page sideways, where a check sees it, and every element is where it will show.
+    A chapter draws its sections and their blocks of prose as a reader nears them
+    (``_ext/lazy_sections.py``); until then each has a guessed height and clips what is wider than
+    the column. Drawn, a block too wide scrolls the page sideways, where a check sees it, and every
+    element is where it will show.
     """
     page.wait_for_load_state("load")
     page.evaluate(
         """async () => {
-            const drawn = "section { content-visibility: visible !important; }";
+            const drawn = "* { content-visibility: visible !important; }";
             document.head.append(Object.assign(document.createElement("style"), {textContent: drawn}));
             for (const img of document.images) img.loading = "eager";
             await Promise.all([...document.images].map((img) => img.decode().catch(() => null)));

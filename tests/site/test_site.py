@@ -35,7 +35,7 @@ from selfattn.figures import FIGURES as INTERACTIVE_FIGURES
 from selfattn.figures.output import embedded_json
 from tests.helpers import code_blocks, figure_messages
 from tools import ROOT, page_weight
-from tools.browser import Visit, accessibility_problems, first_visit
+from tools.browser import Visit, accessibility_problems, first_visit, offline_context
 from tools.catalogs import CATALOGS, read, script_texts
 from tools.serve import serve
 
@@ -317,6 +317,43 @@ def test_every_page_fits_a_phone(crawl):
     """At 360 px no page scrolls sideways, and the header shows every control it keeps."""
     problems = failures(crawl, lambda r: {k: v for k, v in r.phone.items() if v} or None)
     assert not problems, f"pages wider than a phone (px too wide, controls cut off):\n{problems}"
+
+
+LANDED = """(id) => {
+    const top = document.getElementById(id).getBoundingClientRect().top;
+    const header = parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0;
+    const atEnd = scrollY >= document.scrollingElement.scrollHeight - innerHeight - 1;
+    const landed = atEnd ? top >= header - 1 && top < innerHeight : Math.abs(top - header) <= 2;
+    return landed ? null : Math.round(top);
+}"""
+
+
+def test_a_link_to_a_section_lands_on_its_heading(server, browser, crawl):
+    """A link to a section of the heaviest chapter shows its heading under the header (or on
+    screen, where the page ends first), on a phone and on a desktop, followed from another page
+    or within the chapter, though the page draws its blocks only as they come near."""
+    heaviest = max(crawl, key=lambda name: crawl[name].weights["total"])
+    missed = []
+    for width in (412, 1280):
+        context, _ = offline_context(browser, viewport={"width": width, "height": 823})
+        try:
+            page = context.new_page()
+            page.goto(server.url(heaviest))
+            ids = page.eval_on_selector_all(".bd-article > section section[id]", "els => els.map(e => e.id)")
+            for target in [ids[0], ids[len(ids) // 2], ids[-1]]:
+                for how in ("from another page", "within the chapter"):
+                    page.goto(server.url("index.html" if how == "from another page" else heaviest))
+                    page.wait_for_load_state("load")
+                    if how == "from another page":
+                        page.goto(server.url(f"{heaviest}#{target}"))
+                    else:
+                        page.evaluate("(id) => { location.hash = id; }", target)
+                    page.wait_for_timeout(1000)
+                    if (top := page.evaluate(LANDED, target)) is not None:
+                        missed.append(f"{width} px, #{target} {how}: heading at {top} px")
+        finally:
+            context.close()
+    assert not missed, f"{heaviest}: links that land elsewhere:\n" + "\n".join(missed)
 
 
 # The Lighthouse categories the heaviest page is held to here. Performance (budget 90) is not yet
