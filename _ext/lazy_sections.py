@@ -5,11 +5,12 @@ lays out every one of them before the page answers a tap; the theme's scripts th
 layout again as they start. ``lazy_sections_static/lazy-sections.css`` gives each of a chapter's
 sections (the ones under its title) CSS's ``content-visibility: auto``: the browser skips the
 sections off screen until they come near, keeping them in the page for finding, linking and
-assistive technology. The paragraphs, lists, formulas and figures inside them are drawn the same
-way, because the theme measures every code block and output as the page loads (for their tab
-stops), which draws each section that holds one; prose is then still skipped. A page with a
-link's target (``:target``) draws everything, so the browser scrolls to where the target is, not
-to where guessed heights put it.
+assistive technology. From a chapter's third section on, the paragraphs, lists, formulas and
+figures inside them are drawn the same way, because the theme measures every code block and
+output as the page loads (for their tab stops), which draws each section that holds one; prose is
+then still skipped. (Blocks drawn this way inside a section on the first screen would appear a
+frame after it and push what follows down.) A page with a link's target (``:target``) draws
+everything, so the browser scrolls to where the target is, not to where guessed heights put it.
 
 An element drawn that way clips what is wider than the column, as it would scroll the page
 sideways otherwise, and room is left at its edges for focus rings; the site's tests measure each
