@@ -328,6 +328,13 @@ LANDED = """(id) => {
 }"""
 
 
+def landing(page, target: str, how: str) -> list[str]:
+    """A second after following a link to ``target``: nothing, or where its heading is instead."""
+    page.wait_for_timeout(1000)
+    top = page.evaluate(LANDED, target)
+    return [] if top is None else [f"{how}: heading at {top} px"]
+
+
 def test_a_link_to_a_section_lands_on_its_heading(server, browser, crawl):
     """A link to a section of the heaviest chapter shows its heading under the header (or on
     screen, where the page ends first), on a phone and on a desktop, followed from another page
@@ -341,16 +348,12 @@ def test_a_link_to_a_section_lands_on_its_heading(server, browser, crawl):
             page.goto(server.url(heaviest))
             ids = page.eval_on_selector_all(".bd-article > section section[id]", "els => els.map(e => e.id)")
             for target in [ids[0], ids[len(ids) // 2], ids[-1]]:
-                for how in ("from another page", "within the chapter"):
-                    page.goto(server.url("index.html" if how == "from another page" else heaviest))
-                    page.wait_for_load_state("load")
-                    if how == "from another page":
-                        page.goto(server.url(f"{heaviest}#{target}"))
-                    else:
-                        page.evaluate("(id) => { location.hash = id; }", target)
-                    page.wait_for_timeout(1000)
-                    if (top := page.evaluate(LANDED, target)) is not None:
-                        missed.append(f"{width} px, #{target} {how}: heading at {top} px")
+                page.goto(server.url("index.html"))
+                page.goto(server.url(f"{heaviest}#{target}"))
+                missed += landing(page, target, f"{width} px, #{target} from another page")
+                page.goto(server.url(heaviest))
+                page.evaluate("(id) => { location.hash = id; }", target)
+                missed += landing(page, target, f"{width} px, #{target} within the chapter")
         finally:
             context.close()
     assert not missed, f"{heaviest}: links that land elsewhere:\n" + "\n".join(missed)
