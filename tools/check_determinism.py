@@ -108,14 +108,30 @@ def read(path: Path):
 
 
 def execute(path: Path):
-    """The chapter executed in a fresh kernel, as the book build runs it (in the chapter's folder)."""
-    from nbclient import NotebookClient
+    """The chapter executed in a fresh kernel, as the book build runs it (in the chapter's folder).
 
-    nb = read(path)
-    NotebookClient(
-        nb, timeout=CELL_TIMEOUT, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
-    ).execute()
-    return nb
+    As in the build (``tools.execute``), a failure outside the cells (a kernel that died at start:
+    kernels started side by side can pick the same port) gets one more run; a cell's error does not.
+    """
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    def run():
+        nb = read(path)
+        NotebookClient(
+            nb,
+            timeout=CELL_TIMEOUT,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()
+        return nb
+
+    try:
+        return run()
+    except (CellExecutionError, CellTimeoutError):
+        raise
+    except Exception:
+        return run()
 
 
 def cached(path: Path):

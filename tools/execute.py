@@ -15,6 +15,11 @@ runs again. Two chapters that need the same trained model do not both train it: 
 lets one train while the other waits (``selfattn.cache.claimed``). So that no chapter holds a
 core while it waits, a build of the whole book trains the runs its chapters train in full
 (:func:`selfattn.runs.book_runs`) first, in the same processes, the largest first.
+
+A chapter whose kernel dies before it ran (jupyter-cache reports it as errored, not excepted: no
+cell raised) runs once more. Kernels started side by side in separate processes can pick the same
+free port (jupyter_client's port cache guards only its own process; jupyter/jupyter_client#487),
+and then one dies at start. A cell that raises is the chapter's own error and is not run again.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import argparse
 import logging
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -39,8 +44,8 @@ from selfattn.training import fit, make_model
 from tools import ALLOW_ERRORS, CELL_TIMEOUT, ROOT
 
 CACHE = ROOT / "_build" / ".jupyter_cache"
-# The package's digest when the cache's outputs were made.
-STAMP = ROOT / "_build" / ".package.sha256"
+# Beside a cache: the package's digest when the cache's outputs were made.
+STAMP_NAME = ".package.sha256"
 BOOK_TOC = ROOT / "_toc.yml"
 # MyST-NB's reader of text notebooks, as jupyter-cache names its plugin (``jcache.readers``).
 READER = {"name": "myst_nb_md", "type": "plugin"}
@@ -52,12 +57,17 @@ def chapters(toc: Path = BOOK_TOC) -> list[Path]:
     return [page for page in pages if page.is_file() and is_myst_markdown_notebook(page.read_text("utf-8"))]
 
 
-def _run(pk: int) -> tuple[int, bool, float]:
-    """Execute the staged notebook ``pk`` (in a process of its own); (pk, succeeded, seconds)."""
+def _run(cache_dir: Path, pk: int) -> tuple[int, str, float]:
+    """Execute the staged notebook ``pk`` (in a process of its own); (pk, outcome, seconds).
+
+    The outcome is ``executed``, ``excepted`` (a cell raised or timed out) or ``errored`` (the
+    notebook did not run to its end for another reason: its kernel did not start, or died).
+    """
     start = time.perf_counter()
-    executor = load_executor("local-serial", get_cache(CACHE), logger=logging.getLogger(__name__))
+    executor = load_executor("local-serial", get_cache(cache_dir), logger=logging.getLogger(__name__))
     result = executor.run_and_cache(filter_pks=[pk], timeout=CELL_TIMEOUT, allow_errors=ALLOW_ERRORS)
-    return pk, not (result.excepted or result.errored), time.perf_counter() - start
+    outcome = "errored" if result.errored else "excepted" if result.excepted else "executed"
+    return pk, outcome, time.perf_counter() - start
 
 
 def _train(rung: Rung) -> float:
@@ -88,45 +98,72 @@ def untrained_runs() -> dict[str, Rung]:
     return dict(sorted(todo.items(), key=lambda item: work(item[1]), reverse=True))
 
 
-def execute(pages: list[Path], jobs: int | None = None, train_first: bool = True) -> None:
+def execute(
+    pages: list[Path], jobs: int | None = None, train_first: bool = True, cache_dir: Path = CACHE
+) -> None:
     """Run every page of ``pages`` whose outputs are not cached; exit with each failure's traceback.
 
     Outputs made by another version of the package are forgotten first. With ``train_first``
     (for the whole book; a few chapters may need none of them), the book's runs are trained first.
     """
-    cache, digest = get_cache(CACHE), code_digest(every_module())
-    if not STAMP.is_file() or STAMP.read_text() != digest:
-        if CACHE.exists():
+    cache, digest = get_cache(cache_dir), code_digest(every_module())
+    stamp = cache_dir.with_name(STAMP_NAME)
+    if not stamp.is_file() or stamp.read_text() != digest:
+        if cache_dir.exists():
             print("The package changed since the chapters last ran: every chapter runs again.")
             cache.clear_cache()
-        STAMP.parent.mkdir(parents=True, exist_ok=True)
-        written = STAMP.with_name(f"{STAMP.name}.{os.getpid()}")
+        stamp.parent.mkdir(parents=True, exist_ok=True)
+        written = stamp.with_name(f"{stamp.name}.{os.getpid()}")
         written.write_text(digest)
-        written.replace(STAMP)  # at once: builds that run side by side read it
+        written.replace(stamp)  # at once: builds that run side by side read it
     staged = [cache.add_nb_to_project(str(page), read_data=READER) for page in pages]
     todo = cache.list_unexecuted(filter_pks=[record.pk for record in staged])
     if not todo:
         return
     jobs = jobs or os.cpu_count() or 1
     print(f"Executing {len(todo)} of the {len(staged)} chapters, {jobs} at a time.", flush=True)
-    names = {record.pk: Path(record.uri).relative_to(ROOT) for record in todo}
+    names = {record.pk: _shown(Path(record.uri)) for record in todo}
     first = untrained_runs() if train_first else {}
-    failed = []
+    failed: dict[int, str] = {}  # pk: outcome
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
         # Work starts in the order it is submitted: the runs, then the chapters in the book's order.
         runs = {pool.submit(_train, rung): name for name, rung in first.items()}
-        executions = {pool.submit(_run, pk): pk for pk in names}
-        for done in as_completed([*runs, *executions]):
-            if done in runs:
-                print(f"  run {runs[done]}: trained in {done.result():.0f} s", flush=True)
-                continue
-            pk, succeeded, seconds = done.result()
-            print(f"  {names[pk]}: {'executed' if succeeded else 'FAILED'} in {seconds:.0f} s", flush=True)
-            if not succeeded:
-                failed.append(pk)
+        pending: set[Future] = {*runs, *(pool.submit(_run, cache_dir, pk) for pk in names)}
+        retried: set[int] = set()
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for done in finished:
+                if done in runs:
+                    print(f"  run {runs[done]}: trained in {done.result():.0f} s", flush=True)
+                    continue
+                pk, outcome, seconds = done.result()
+                if outcome == "errored" and pk not in retried:
+                    print(
+                        f"  {names[pk]}: stopped after {seconds:.0f} s, not in a cell; running it again",
+                        flush=True,
+                    )
+                    retried.add(pk)
+                    pending.add(pool.submit(_run, cache_dir, pk))
+                    continue
+                shown = "executed" if outcome == "executed" else "FAILED"
+                print(f"  {names[pk]}: {shown} in {seconds:.0f} s", flush=True)
+                if outcome != "executed":
+                    failed[pk] = outcome
     if failed:
-        tracebacks = [f"{names[pk]}:\n{cache.get_project_record(pk).traceback}" for pk in failed]
-        raise SystemExit("A chapter failed to execute:\n\n" + "\n\n".join(tracebacks))
+        reports = [f"{names[pk]}:\n{_failure(cache, pk, outcome)}" for pk, outcome in failed.items()]
+        raise SystemExit("A chapter failed to execute:\n\n" + "\n\n".join(reports))
+
+
+def _shown(page: Path) -> Path:
+    """``page`` as the build's messages name it: from the repository's root when it lies inside."""
+    return page.relative_to(ROOT) if page.is_relative_to(ROOT) else page
+
+
+def _failure(cache, pk: int, outcome: str) -> str:
+    """What went wrong with the staged notebook ``pk``: the cell's traceback, or what is known."""
+    if outcome == "excepted":
+        return cache.get_project_record(pk).traceback
+    return "It stopped twice, not in a cell: its kernel did not start or died (the error is printed above)."
 
 
 def main(argv: list[str] | None = None) -> None:
