@@ -11,6 +11,10 @@
   first paint; only the two that set values the page's inline scripts read at once do not
   (``lean_theme_templates/layout.html`` names them). The page's style sheets come as one
   (``one_stylesheet.py``).
+- On a reader's first visit the theme's first script leaves the colour theme undecided ("auto",
+  which no style rule matches) until its main script runs, so the page was first painted without
+  its colours and borders (white in dark mode), and moved when they came. The page decides at
+  once, from the reader's setting, as the theme's script then does (``layout.html``).
 - The site ships none of the theme files no page loads: that script, the source maps of the
   theme's bundles (for the theme's own developers), and the translation catalogs the theme's
   templates read while the book is built.

@@ -602,6 +602,42 @@ def figure_legibility(png: bytes) -> tuple[float, float]:
     return float(ring.mean()), float(np.quantile(lum, 0.005))
 
 
+BACKGROUND = "() => getComputedStyle(document.body).backgroundColor"
+
+
+def is_dark(color: str) -> bool:
+    """Whether a CSS ``rgb(...)`` colour is dark (relative luminance below 0.3)."""
+    r, g, b = (int(v) for v in re.findall(r"\d+", color)[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.3 * 255
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_first_visit_is_painted_in_the_reader_s_colours_at_once(server, browser, scheme):
+    """Before the theme's script runs (held back here), a first-time reader's page already has
+    its colours and borders: nothing flashes white in dark mode, nothing moves when they come."""
+    context, _ = offline_context(browser, color_scheme=scheme)
+    try:
+        page = context.new_page()
+        page.route("**/pydata-sphinx-theme.js*", lambda route: route.abort())
+        page.goto(server.url("book/gpt-recap.html"))
+        painted = page.evaluate("""() => ({
+            theme: document.documentElement.dataset.theme,
+            stored: localStorage.getItem("theme"),
+            background: getComputedStyle(document.body).backgroundColor,
+            border: getComputedStyle(document.querySelector("code.literal")).borderTopWidth,
+        })""")
+    finally:
+        context.close()
+    assert painted["stored"] is None, "the theme's script ran: it stores the theme it picks"
+    assert painted["theme"] == scheme, painted
+    assert painted["background"] != "rgba(0, 0, 0, 0)" and is_dark(painted["background"]) == (
+        scheme == "dark"
+    ), painted
+    assert painted["border"] == "1px", (
+        f"inline code is drawn without its border until the theme's script runs: {painted}"
+    )
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_figures_are_legible_in_light_and_dark_mode(server, browser, crawl, scheme):
     pages = [name for name, report in crawl.items() if report.probe["images"]]
@@ -610,10 +646,10 @@ def test_figures_are_legible_in_light_and_dark_mode(server, browser, crawl, sche
         with first_visit(browser, server.url(name), color_scheme=scheme) as (page, visit):
             theme = page.evaluate("() => document.documentElement.dataset.theme")
             assert theme == scheme, f"{name}: the reader's {scheme} preference gave theme {theme!r}"
-            background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
-            r, g, b = (int(v) for v in re.findall(r"\d+", background)[:3])
-            dark = 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.3 * 255
-            assert dark == (scheme == "dark"), f"{name}: a {scheme} page has background {background}"
+            background = page.evaluate(BACKGROUND)
+            assert is_dark(background) == (scheme == "dark"), (
+                f"{name}: a {scheme} page has background {background}"
+            )
             for index, figure in enumerate(page.query_selector_all(FIGURES)):
                 figure.scroll_into_view_if_needed()
                 card, ink = figure_legibility(page.screenshot(clip=figure.evaluate(CONTENT_BOX)))
