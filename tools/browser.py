@@ -30,8 +30,8 @@ CHROMIUM_ARGS = [
 ]
 LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # axe-core, as package-lock.json pins it
-# What axe checks: WCAG 2.1 levels A and AA, and its best practices.
-AXE_RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]
+# What axe checks: WCAG 2.2 levels A and AA (with 2.0's and 2.1's), and its best practices.
+AXE_RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 SERIOUS = ("serious", "critical")  # the impacts a page may not have
 AXE_RUN = """async ([selector, tags, impacts]) => {
     const elements = selector ? [...document.querySelectorAll(selector)].map((el) => [el]) : [];

@@ -267,7 +267,7 @@ def test_every_icon_s_glyph_is_in_the_font_the_site_serves(site, crawl):
 
 
 def test_no_page_has_a_serious_accessibility_problem(crawl):
-    """axe-core (WCAG 2.1 A and AA, and its best practices) finds nothing serious or critical."""
+    """axe-core (WCAG 2.2 A and AA, and its best practices) finds nothing serious or critical."""
     problems = failures(crawl, lambda r: r.accessibility)
     assert not problems, f"axe's serious and critical findings:\n{problems}"
 
