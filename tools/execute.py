@@ -33,6 +33,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from jupyter_cache import get_cache
+from jupyter_cache.base import JupyterCacheAbstract
 from jupyter_cache.executors import load_executor
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx_external_toc.parsing import parse_toc_yaml
@@ -159,7 +160,7 @@ def _shown(page: Path) -> Path:
     return page.relative_to(ROOT) if page.is_relative_to(ROOT) else page
 
 
-def _failure(cache, pk: int, outcome: str) -> str:
+def _failure(cache: JupyterCacheAbstract, pk: int, outcome: str) -> str:
     """What went wrong with the staged notebook ``pk``: the cell's traceback, or what is known."""
     if outcome == "excepted":
         return cache.get_project_record(pk).traceback
