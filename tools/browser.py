@@ -117,19 +117,27 @@ def accessibility_problems(page, within: str | None = None) -> list[str]:
 
 
 def settle(page) -> None:
-    """Wait until the page is loaded, every section drawn, its images decoded, its math typeset
-    and its fonts in: the whole page, as a reader sees it who has scrolled through it.
+    """Wait until the page is loaded, every section and figure drawn, its images decoded, its math
+    typeset and its fonts in: the whole page, as a reader sees it who has scrolled through it.
 
     A chapter draws its sections and their blocks of prose as a reader nears them
     (``_ext/lazy_sections.py``); until then each has a guessed height and clips what is wider than
     the column. Drawn, a block too wide scrolls the page sideways, where a check sees it, and every
-    element is where it will show.
+    element is where it will show. An interactive figure is drawn when it comes near the screen
+    (``figures.js``), so each is scrolled to in turn (a second at most each), then the page is
+    scrolled back to its top.
     """
     page.wait_for_load_state("load")
     page.evaluate(
         """async () => {
             const drawn = "* { content-visibility: visible !important; }";
             document.head.append(Object.assign(document.createElement("style"), {textContent: drawn}));
+            const frame = () => new Promise((done) => requestAnimationFrame(done));
+            for (const figure of document.querySelectorAll(".sa-fig:not([data-sa-ready])")) {
+                figure.scrollIntoView({block: "center"});
+                for (let i = 0; i < 60 && !figure.hasAttribute("data-sa-ready"); i++) await frame();
+            }
+            window.scrollTo(0, 0);
             for (const img of document.images) img.loading = "eager";
             await Promise.all([...document.images].map((img) => img.decode().catch(() => null)));
             if (window.MathJax && MathJax.startup && MathJax.startup.promise) {

@@ -29,7 +29,7 @@ from selfattn.figures.mechanism import head_stages
 from selfattn.sampling import Sampling
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN
 from tools import ROOT, live
-from tools.browser import offline_context
+from tools.browser import offline_context, settle
 from tools.figure_page import page_source
 from tools.page_weight import figure_weight
 from tools.serve import SERVER_INFO, SiteServer, serve
@@ -92,7 +92,8 @@ def page(browser, figure_page):
     context, visit = offline_context(browser)
     tab = context.new_page()
     tab.goto(figure_page.url)
-    tab.wait_for_function(f"document.querySelectorAll('.sa-fig[data-sa-ready]').length === {len(KINDS)}")
+    settle(tab)
+    assert tab.locator(".sa-fig[data-sa-ready]").count() == len(KINDS), "every figure is drawn"
     yield tab
     context.close()
     assert visit.errors == [], visit.errors
@@ -132,6 +133,25 @@ def test_page_mounts_every_described_figure_with_one_script(page):
     assert page.locator("script[data-selfattn-figures]").count() == 1, "and no copy in the page"
     assert page.locator(".live-code-button").count() == 1, "the page has the book's live code"
     assert page.locator("style#selfattn-figures-css").count() == 1
+
+
+def test_a_figure_is_drawn_as_the_reader_nears_it(browser, figure_page):
+    """A phone opens the page without drawing the figures far below; scrolled to, each is drawn."""
+    context, visit = offline_context(browser, viewport={"width": 412, "height": 823}, is_mobile=True)
+    tab = context.new_page()
+    tab.goto(figure_page.url)
+    tab.wait_for_load_state("load")
+    tab.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    drawn = tab.locator(".sa-fig[data-sa-ready]").count()
+    assert 0 < drawn < len(KINDS), f"{drawn} of {len(KINDS)} figures drawn at first"
+    last = tab.locator(".sa-fig").last
+    assert last.locator(".sa-fallback").count() == 1, "the last one shows its fallback until then"
+    last.scroll_into_view_if_needed()
+    tab.wait_for_function("[...document.querySelectorAll('.sa-fig')].pop().hasAttribute('data-sa-ready')")
+    assert last.locator(".sa-fallback").count() == 0
+    assert last.locator("button, input").count() > 0, "and it has its controls"
+    context.close()
+    assert visit.errors == [], visit.errors
 
 
 def test_context_window_lights_positions_up_to_the_one_clicked(page):
@@ -581,6 +601,7 @@ def test_a_re_run_output_gives_a_new_working_figure(page, corpus, run_scripts):
     new = context_window(corpus.text[100:109], selected=0)
     page.evaluate(INSERT, [new.to_html(), run_scripts])
     figure = page.locator(".rerun-output .sa-fig")
+    figure.scroll_into_view_if_needed()  # where the reader who re-ran it is
     page.wait_for_function("document.querySelector('.rerun-output .sa-fig').hasAttribute('data-sa-ready')")
     assert page.locator('.sa-fig[data-kind="context-window"]').count() == 1, "the old output is gone"
     buttons = figure.locator("button.sa-pos")
@@ -642,6 +663,7 @@ def test_outputs_work_side_by_side_each_with_its_own_script(browser, figure_cell
     tab = context.new_page()
     tab.set_content("<!doctype html><meta charset='utf-8'>" + "".join(f.to_html() for f in figures.values()))
     assert tab.locator("script[data-selfattn-figures]").count() == len(KINDS)
+    settle(tab)
     assert tab.locator(".sa-fig[data-sa-ready]").count() == len(KINDS)
     assert tab.locator(".sa-fallback").count() == 0
     tab.locator('.sa-fig[data-kind="score-table"]').get_by_role("button", name="3. masked").click()
@@ -661,6 +683,7 @@ def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, figu
         context, visit = offline_context(browser)
         tab = context.new_page()
         tab.goto(figure_page.url)
+        settle(tab)
         cell = tab.locator("div.cell", has=tab.locator('.sa-fig[data-kind="score-table"]'))
         tab.locator(".live-code-button").click()
         tab.wait_for_function(
@@ -684,6 +707,7 @@ def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, figu
             figure.get_by_role("button", name="3. masked").click()
             assert figure.locator("td.sa-masked").count() == 28
             before = figure.get_attribute("id")
+        fig(tab, "context-window").scroll_into_view_if_needed()  # drawn as the reader comes to it
         fig(tab, "context-window").locator("button.sa-pos").nth(2).click()
         assert "Position 2 sees" in status(fig(tab, "context-window")), "the built figures still work"
         context.close()

@@ -1,14 +1,16 @@
 // The book's interactive figures. Each figure's output carries this script; it defines
-// window.selfattnFigures once per page, then mounts every figure not yet mounted.
+// window.selfattnFigures once per page, then watches every figure not yet drawn, drawing each
+// when it comes near the screen.
 (function () {
   "use strict";
   const VERSION = "__VERSION__";
   const old = window.selfattnFigures;
   if (old && old.version === VERSION) {
-    old.mountAll();
+    old.watchAll();
     return;
   }
   if (old && old.observer) old.observer.disconnect();
+  if (old && old.near) old.near.disconnect();
 
   // A text in the page's language, its {name}s filled in from values: the translation the page
   // gives in window.selfattnText (the Chinese site does), else the English.
@@ -724,8 +726,21 @@
       console.error(err);
     }
   }
-  function mountAll() {
-    document.querySelectorAll(".sa-fig:not([data-sa-ready])").forEach(mount);
+  // A figure is drawn when it comes within a screen of the visible part of the page, so a page
+  // opens without drawing the figures far below (their fallback text stands in until then).
+  const near = new IntersectionObserver((entries) => {
+    entries.filter((entry) => entry.isIntersecting).forEach((entry) => {
+      near.unobserve(entry.target);
+      mount(entry.target);
+    });
+  }, { rootMargin: "100% 0px" });
+  const watched = new WeakSet();
+  function watchAll() {
+    document.querySelectorAll(".sa-fig:not([data-sa-ready])").forEach((fig) => {
+      if (watched.has(fig)) return;
+      watched.add(fig);
+      near.observe(fig);
+    });
   }
   let style = document.getElementById("selfattn-figures-css");
   if (!style) style = document.head.appendChild(el("style", { id: "selfattn-figures-css" }));
@@ -734,9 +749,9 @@
   const observer = new MutationObserver(() => {
     if (queued) return;
     queued = true;
-    Promise.resolve().then(() => { queued = false; mountAll(); });
+    Promise.resolve().then(() => { queued = false; watchAll(); });
   });
   observer.observe(document.documentElement, { childList: true, subtree: true });
-  window.selfattnFigures = { version: VERSION, mountAll, observer };
-  mountAll();
+  window.selfattnFigures = { version: VERSION, watchAll, observer, near };
+  watchAll();
 })();

@@ -2,11 +2,13 @@
 
 The HTML is self-contained. It carries the figure's data as JSON and, after it,
 the figure script (``figures.js``, with ``figures.css`` inside it). The script
-defines ``window.selfattnFigures`` only once per page and then mounts every
-figure not yet mounted, so several figures on a page share one copy, and a
-figure re-run in live mode (Thebe inserts the new output into the page) mounts
-too. Once loaded, the script also watches the page for figures inserted
-without running their scripts. Nothing is fetched from the network.
+defines ``window.selfattnFigures`` only once per page and then watches every
+figure not yet drawn, drawing each when it comes within a screen of the visible
+part of the page (so a page opens without drawing the figures far below), so
+several figures on a page share one copy, and a figure re-run in live mode
+(Thebe inserts the new output into the page) is drawn too. Once loaded, the
+script also watches the page for figures inserted without running their
+scripts. Nothing is fetched from the network.
 
 The PNG is a matplotlib drawing of the same data, for the PDF build and for
 any viewer without JavaScript; an SVG of it keeps its words as text, for the
