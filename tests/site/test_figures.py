@@ -154,6 +154,19 @@ def test_a_figure_is_drawn_as_the_reader_nears_it(browser, figure_page):
     assert visit.errors == [], visit.errors
 
 
+def test_a_printed_page_shows_every_figure_drawn(browser, figure_page):
+    context, visit = offline_context(browser, viewport={"width": 412, "height": 823}, is_mobile=True)
+    tab = context.new_page()
+    tab.goto(figure_page.url)
+    tab.wait_for_load_state("load")
+    assert tab.locator(".sa-fig[data-sa-ready]").count() < len(KINDS)
+    tab.evaluate("() => window.dispatchEvent(new Event('beforeprint'))")  # as the browser does
+    assert tab.locator(".sa-fig[data-sa-ready]").count() == len(KINDS)
+    assert tab.locator(".sa-fallback").count() == 0
+    context.close()
+    assert visit.errors == [], visit.errors
+
+
 def test_context_window_lights_positions_up_to_the_one_clicked(page):
     figure = fig(page, "context-window")
     buttons = figure.locator("button.sa-pos")

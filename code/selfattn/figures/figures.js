@@ -11,6 +11,7 @@
   }
   if (old && old.observer) old.observer.disconnect();
   if (old && old.near) old.near.disconnect();
+  if (old && old.beforePrint) window.removeEventListener("beforeprint", old.beforePrint);
 
   // A text in the page's language, its {name}s filled in from values: the translation the page
   // gives in window.selfattnText (the Chinese site does), else the English.
@@ -727,13 +728,15 @@
     }
   }
   // A figure is drawn when it comes within a screen of the visible part of the page, so a page
-  // opens without drawing the figures far below (their fallback text stands in until then).
+  // opens without drawing the figures far below (their fallback text stands in until then), and
+  // every figure is drawn before the page is printed.
   const near = new IntersectionObserver((entries) => {
-    entries.filter((entry) => entry.isIntersecting).forEach((entry) => {
-      near.unobserve(entry.target);
-      mount(entry.target);
-    });
+    entries.filter((entry) => entry.isIntersecting).forEach((entry) => { draw(entry.target); });
   }, { rootMargin: "100% 0px" });
+  function draw(fig) {
+    near.unobserve(fig);
+    if (!fig.hasAttribute("data-sa-ready")) mount(fig);
+  }
   const watched = new WeakSet();
   function watchAll() {
     document.querySelectorAll(".sa-fig:not([data-sa-ready])").forEach((fig) => {
@@ -742,6 +745,8 @@
       near.observe(fig);
     });
   }
+  const beforePrint = () => { document.querySelectorAll(".sa-fig").forEach(draw); };
+  window.addEventListener("beforeprint", beforePrint);
   let style = document.getElementById("selfattn-figures-css");
   if (!style) style = document.head.appendChild(el("style", { id: "selfattn-figures-css" }));
   style.textContent = "__CSS__";
@@ -752,6 +757,6 @@
     Promise.resolve().then(() => { queued = false; watchAll(); });
   });
   observer.observe(document.documentElement, { childList: true, subtree: true });
-  window.selfattnFigures = { version: VERSION, watchAll, observer, near };
+  window.selfattnFigures = { version: VERSION, watchAll, observer, near, beforePrint };
   watchAll();
 })();
