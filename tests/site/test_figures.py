@@ -155,6 +155,7 @@ def test_a_figure_is_drawn_as_the_reader_nears_it(browser, figure_page):
 
 
 def test_a_printed_page_shows_every_figure_drawn(browser, figure_page):
+    """The browser announces printing (``beforeprint``); every figure not yet drawn is drawn."""
     context, visit = offline_context(browser, viewport={"width": 412, "height": 823}, is_mobile=True)
     tab = context.new_page()
     tab.goto(figure_page.url)
