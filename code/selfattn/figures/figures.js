@@ -737,13 +737,8 @@
     near.unobserve(fig);
     if (!fig.hasAttribute("data-sa-ready")) mount(fig);
   }
-  const watched = new WeakSet();
-  function watchAll() {
-    document.querySelectorAll(".sa-fig:not([data-sa-ready])").forEach((fig) => {
-      if (watched.has(fig)) return;
-      watched.add(fig);
-      near.observe(fig);
-    });
+  function watchAll() {  // observing a figure already observed does nothing
+    document.querySelectorAll(".sa-fig:not([data-sa-ready])").forEach((fig) => { near.observe(fig); });
   }
   const beforePrint = () => { document.querySelectorAll(".sa-fig").forEach(draw); };
   window.addEventListener("beforeprint", beforePrint);
