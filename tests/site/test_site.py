@@ -223,6 +223,40 @@ def test_every_formula_is_typeset(crawl):
     assert any(report.probe["mathCount"] for report in crawl.values()), "the check saw no math at all"
 
 
+def platform_fonts(page, selector: str) -> set[str]:
+    """The system and web fonts the browser drew the text of ``selector``'s elements in."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    document = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    nodes = cdp.send("DOM.querySelectorAll", {"nodeId": document, "selector": selector})["nodeIds"]
+    return {
+        font["familyName"]
+        for node in nodes
+        for font in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+    }
+
+
+def test_math_waiting_for_its_fonts_borrows_the_page_s_text_font(server, browser):
+    """Until KaTeX's fonts arrive (held back here), a Chinese page lays its math out in the fonts
+    its text has open already: not in a CJK serif font, opened before the first paint for math
+    that no one sees until KaTeX's fonts come (katex-math.css)."""
+    context, _ = offline_context(browser)
+    try:
+        page = context.new_page()
+        page.route("**/katex/fonts/*", lambda route: route.abort())
+        page.goto(server.url("zh/book/six-steps.html"))
+        page.locator("p:has(.katex)").first.scroll_into_view_if_needed()
+        page.evaluate("() => document.fonts.ready")
+        text, math = platform_fonts(page, "article p"), platform_fonts(page, "p .katex-html *")
+    finally:
+        context.close()
+    if "Times New Roman" in math:
+        pytest.skip("this system has Times New Roman, which KaTeX's list names first")
+    assert math and text, f"no fonts seen: text {text}, math {math}"
+    assert math <= text, f"the math waiting for KaTeX's fonts opens {math - text} (the text uses {text})"
+
+
 def test_every_icon_is_drawn_in_its_web_font(crawl):
     """The theme's icons show with no icon script: a glyph from its CSS, in a loaded web font."""
 
