@@ -15,6 +15,11 @@ everything, so the browser scrolls to where the target is, not to where guessed 
 An element drawn that way clips what is wider than the column, as it would scroll the page
 sideways otherwise, and room is left at its edges for focus rings; the site's tests measure each
 page with everything drawn.
+
+A collapsed solution is not laid out at all (``display: none``) until a reader opens it: the
+toggle's own style hid it with no height, which still laid out all the code inside, and the theme
+measured it as the page loaded. ``lazy_sections_static/lazy-sections.js`` gives the code blocks and
+outputs an opened solution reveals the tab stops the theme gives the rest of the page.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ STATIC = Path(__file__).with_name("lazy_sections_static")
 def _configure(app: Sphinx, config: Config) -> None:
     config.html_static_path = [*config.html_static_path, str(STATIC)]
     app.add_css_file("lazy-sections.css")
+    app.add_js_file("lazy-sections.js", loading_method="defer")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

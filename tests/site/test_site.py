@@ -369,6 +369,35 @@ def landing(page, target: str, how: str) -> list[str]:
     return [] if top is None else [f"{how}: heading at {top} px"]
 
 
+SOLUTION_CODE = """() => [...document.querySelectorAll(".solution.toggle pre")].map((pre) => ({
+    laidOut: pre.getClientRects().length > 0,
+    scrolls: pre.scrollWidth > pre.clientWidth,
+    tabIndex: pre.tabIndex,
+}))"""
+
+
+def test_a_solution_is_laid_out_when_opened_and_its_wide_code_scrolls_by_keyboard(server, browser):
+    """A collapsed solution is not laid out while the page loads (lazy-sections.css). Opened on a
+    phone, each code block in it wider than the screen is a tab stop, as the theme makes every
+    other one, so a keyboard can scroll it (lazy-sections.js)."""
+    context, _ = offline_context(browser, viewport=PHONE)
+    try:
+        page = context.new_page()
+        page.goto(server.url("book/exercises.html"))
+        collapsed = page.evaluate(SOLUTION_CODE)
+        titles = page.locator(".solution.toggle > .admonition-title")
+        for index in range(titles.count()):
+            titles.nth(index).dispatch_event("click")  # where a tap lands is not this test's
+        opened = page.evaluate(SOLUTION_CODE)
+    finally:
+        context.close()
+    assert collapsed and not any(code["laidOut"] for code in collapsed), collapsed
+    assert all(code["laidOut"] for code in opened), opened
+    wide = [code for code in opened if code["scrolls"]]
+    assert wide, "no solution's code is wider than a phone: this check would see nothing"
+    assert all(code["tabIndex"] == 0 for code in wide), f"wide code a keyboard cannot reach: {wide}"
+
+
 def test_a_link_to_a_section_lands_on_its_heading(server, browser, crawl):
     """A link to a section of the heaviest chapter shows its heading under the header (or on
     screen, where the page ends first), on a phone and on a desktop, followed from another page

@@ -1,0 +1,29 @@
+// The theme gives each code block and output that scrolls a tab stop as the page loads, so a
+// keyboard can scroll it (pydata-sphinx-theme's addTabStopsToScrollableElements), and -1 to the
+// rest. A collapsed solution is not laid out then (lazy-sections.css): nothing in it scrolls. So
+// when a solution opens, each block in it is measured the theme's way.
+"use strict";
+
+(() => {
+  const SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container";
+
+  const opened = (changes) => {
+    for (const { target } of changes) {
+      if (!target.matches(".admonition.toggle") || target.classList.contains("toggle-hidden")) continue;
+      for (const block of target.querySelectorAll(SCROLLABLE)) {
+        const scrolls = block.scrollWidth > block.clientWidth || block.scrollHeight > block.clientHeight;
+        block.tabIndex = scrolls ? 0 : -1;
+      }
+    }
+  };
+
+  const watch = () =>
+    new MutationObserver(opened).observe(document.body, {
+      subtree: true,
+      attributes: true,
+      attributeFilter: ["class"],
+    });
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch);
+  else watch();
+})();
