@@ -4,8 +4,9 @@ Every formula of the HTML build is rendered by KaTeX under Node.js, through Sphi
 for HTML math renderers (``app.add_html_math_renderer``, selected with ``html_math_renderer``). A
 page then needs only KaTeX's style sheet and the fonts its formulas use, which the site serves
 itself (``_static/katex/``, WOFF2 only: every browser that runs the theme reads it), and
-``katex-math.css`` (``katex_math_static/``): display math that scrolls on a narrow screen, and an
-equation's number at its right. KaTeX, its style sheet and fonts come from KaTeX's npm package in
+``katex-math.css`` (``katex_math_static/``): display math that scrolls on a narrow screen, an
+equation's number at its right, and the page's text font as the math's fallback while KaTeX's fonts
+load. KaTeX, its style sheet and fonts come from KaTeX's npm package in
 ``node_modules/katex`` (``npm ci``, from ``package-lock.json``), at the version ``package.json``
 pins. The PDF keeps LaTeX.
 

@@ -1,7 +1,7 @@
 // The theme gives each code block and output that scrolls a tab stop as the page loads, so a
 // keyboard can scroll it (pydata-sphinx-theme's addTabStopsToScrollableElements), and -1 to the
-// rest. A collapsed solution is not laid out then (lazy-sections.css): nothing in it scrolls. So
-// when a solution opens, each block in it is measured the theme's way.
+// rest. A collapsed solution (any folded admonition) is not laid out then (lazy-sections.css), so
+// nothing in it scrolls. When one opens, each block in it is measured the theme's way.
 "use strict";
 
 (() => {
