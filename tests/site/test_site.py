@@ -247,7 +247,7 @@ def test_math_waiting_for_its_fonts_borrows_the_page_s_text_font(server, browser
         page.route("**/katex/fonts/*", lambda route: route.abort())
         page.goto(server.url("zh/book/six-steps.html"))
         page.locator("p:has(.katex)").first.scroll_into_view_if_needed()
-        page.evaluate("() => document.fonts.ready")
+        page.evaluate("() => document.fonts.ready.then(() => true)")
         text, math = platform_fonts(page, "article p"), platform_fonts(page, "p .katex-html *")
     finally:
         context.close()
