@@ -17,13 +17,10 @@
     }
   };
 
-  const watch = () =>
-    new MutationObserver(opened).observe(document.body, {
-      subtree: true,
-      attributes: true,
-      attributeFilter: ["class"],
-    });
-
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch);
-  else watch();
+  // A deferred script: the page's body is parsed by now.
+  new MutationObserver(opened).observe(document.body, {
+    subtree: true,
+    attributes: true,
+    attributeFilter: ["class"],
+  });
 })();
