@@ -20,6 +20,9 @@ A collapsed solution is not laid out at all (``display: none``) until a reader o
 toggle's own style hid it with no height, which still laid out all the code inside, and the theme
 measured it as the page loaded. ``lazy_sections_static/lazy-sections.js`` gives the code blocks and
 outputs an opened solution reveals the tab stops the theme gives the rest of the page.
+
+A copy button's tooltip (sphinx-copybutton's) is drawn only while a pointer rests on its button:
+its own style hid it without taking it out of the layout, one per code block.
 """
 
 from __future__ import annotations

@@ -398,6 +398,37 @@ def test_a_solution_is_laid_out_when_opened_and_its_wide_code_scrolls_by_keyboar
     assert all(code["tabIndex"] == 0 for code in wide), f"wide code a keyboard cannot reach: {wide}"
 
 
+TOOLTIP = """(button) => {
+    const tip = getComputedStyle(button, "::after");
+    return {display: tip.display, opacity: tip.opacity, content: tip.content};
+}"""
+FADES = """() => {
+    window.fades = [];
+    document.addEventListener("transitionrun", (e) => fades.push(`${e.pseudoElement} ${e.propertyName}`));
+}"""
+
+
+def test_a_copy_button_s_tooltip_is_drawn_only_under_a_pointer(server, browser):
+    """Resting, a copy button's tooltip is not drawn at all, so a page does not lay out one per code
+    block as it loads (lazy-sections.css); under a pointer it reads "复制" and still fades in."""
+    context, _ = offline_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(server.url("zh/book/prerequisites.html"))
+        buttons = page.locator(".bd-article button.copybtn")
+        resting = [buttons.nth(index).evaluate(TOOLTIP) for index in range(buttons.count())]
+        page.evaluate(FADES)
+        buttons.first.hover()
+        page.wait_for_timeout(1000)  # the tooltip's delay and fade, with room to spare
+        hovered = buttons.first.evaluate(TOOLTIP)
+        fades = page.evaluate("fades")
+    finally:
+        context.close()
+    assert resting and all(tip["display"] == "none" for tip in resting), resting
+    assert hovered == {"display": "block", "opacity": "1", "content": '"复制"'}, hovered
+    assert "::after opacity" in fades, f"the tooltip appeared without fading in: {fades}"
+
+
 def test_a_link_to_a_section_lands_on_its_heading(server, browser, crawl):
     """A link to a section of the heaviest chapter shows its heading under the header (or on
     screen, where the page ends first), on a phone and on a desktop, followed from another page
