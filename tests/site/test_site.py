@@ -416,10 +416,11 @@ def test_a_copy_button_s_tooltip_is_drawn_only_under_a_pointer(server, browser):
         page = context.new_page()
         page.goto(server.url("zh/book/prerequisites.html"))
         buttons = page.locator(".bd-article button.copybtn")
-        resting = [buttons.nth(index).evaluate(TOOLTIP) for index in range(buttons.count())]
+        resting = buttons.evaluate_all(f"(buttons) => buttons.map({TOOLTIP})")
         page.evaluate(FADES)
         buttons.first.hover()
-        page.wait_for_timeout(1000)  # the tooltip's delay and fade, with room to spare
+        faded_in = f"(button) => ({TOOLTIP})(button).opacity === '1'"
+        page.wait_for_function(faded_in, arg=buttons.first.element_handle(), timeout=10_000)
         hovered = buttons.first.evaluate(TOOLTIP)
         fades = page.evaluate("fades")
     finally:
