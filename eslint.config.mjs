@@ -1,7 +1,7 @@
 // The book's JavaScript, in one dialect: ES2020, const/let only, arrow functions for callbacks,
 // double quotes. The two browser scripts run as classic scripts (each wraps itself in a
-// strict-mode function); KaTeX's render script for the build (_ext/katex_render.js) is a Node.js
-// CommonJS script, strict as a whole.
+// strict-mode function); the build's scripts (_ext/katex_render.js, which renders the math, and
+// _ext/unused_rules.js, which trims the style bundles) are Node.js CommonJS scripts, strict as a whole.
 // tests/repo/test_quality.py runs ESLint from node_modules/, which npm ci installs from package-lock.json.
 import js from "@eslint/js";
 import globals from "globals";
@@ -35,6 +35,6 @@ export default [
     globals.browser,
     "function",
   ),
-  // the build's KaTeX render script, under Node.js
-  dialect(["_ext/katex_render.js"], "commonjs", globals.node, "global"),
+  // the build's scripts, under Node.js
+  dialect(["_ext/katex_render.js", "_ext/unused_rules.js"], "commonjs", globals.node, "global"),
 ];

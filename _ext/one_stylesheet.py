@@ -16,6 +16,14 @@ then (sphinx-exercise copies its own; the theme writes its code colours into ``p
 A bundle no page links to any more is removed, and so are the style sheets a bundle holds: no
 page loads them on their own, and every build that writes a page copies them in again (a build
 that writes none copies no static file, and leaves its bundles as they were).
+
+Most of what the parts hold no page uses: the theme's style sheet carries all of Bootstrap, and
+sphinx-design's (Jupyter Book adds the extension) styles cards and tabs no chapter has. A bundle
+is written without the rules no page or script of the site can use (PurgeCSS, as ``package.json``
+pins it, run by ``unused_rules.js``), so a phone fetches and reads far less before it draws the
+page. A rule stays when every class, id and element it names occurs in a page or a script, so
+the rules for what a script switches on (a menu, the dark mode, a folded solution, live code)
+stay.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import subprocess
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -31,6 +40,8 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.util import logging
 
+from _ext.katex_math import node_binary
+from _ext.npm_dependency import npm_dependency
 from _ext.written_site import loaded, write_atomically
 
 logger = logging.getLogger(__name__)
@@ -84,6 +95,20 @@ def write_bundle(static: Path, name: str, parts: list[str]) -> set[Path]:
     return read
 
 
+UNUSED_RULES = Path(__file__).with_name("unused_rules.js")
+
+
+def drop_unused_rules(site: Path, bundles: list[Path]) -> None:
+    """Rewrite ``bundles`` without the rules that no page or script in ``site`` can use."""
+    purgecss = npm_dependency("purgecss")
+    command = [node_binary(), str(UNUSED_RULES), str(purgecss), str(site), *map(str, bundles)]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"unused style rules could not be removed: {result.stderr.strip()}")
+    for line in result.stdout.splitlines():
+        logger.info(line)
+
+
 def one_stylesheet(app: Sphinx, pagename: str, pathto: Callable[..., str], head: str) -> str:
     """``head`` with its style sheets' links replaced by one link to their bundle."""
     links = [link for link in LINK.findall(head) if "media=" not in link]
@@ -113,6 +138,7 @@ def _write_bundles(app: Sphinx, exception: Exception | None) -> None:
     static = (out / "_static").resolve()
     linked = loaded(out, BUNDLE)
     held: set[Path] = set()
+    written = []
     for path in static.glob("styles-*.css"):
         parts = PARTS.search(path.read_text(encoding="utf-8"))
         if path.name not in linked or not parts:  # made for pages since written with other sheets
@@ -125,6 +151,9 @@ def _write_bundles(app: Sphinx, exception: Exception | None) -> None:
             logger.warning(f"{path.name} cannot be written: {', '.join(missing)} missing from _static")
             continue
         held |= write_bundle(static, path.name, parts[1].split())
+        written.append(path)
+    if written:
+        drop_unused_rules(out, written)
     for path in held:  # no page loads them on their own; a build that writes a page copies them again
         path.unlink()
 

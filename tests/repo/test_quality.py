@@ -14,6 +14,7 @@ JAVASCRIPT = [
     "code/selfattn/figures/figures.js",
     "_ext/live_code_static/live-code.js",
     "_ext/katex_render.js",
+    "_ext/unused_rules.js",
 ]
 # Words codespell mistakes for typos (lower case); add one here rather than misspell on purpose.
 ALLOWED_WORDS: list[str] = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _ext.one_stylesheet import LINK, PARTS, _write_bundles, inlined, one_stylesheet, write_bundle
+from _ext.one_stylesheet import LINK, PARTS, _write_bundles, header, inlined, one_stylesheet, write_bundle
 from _ext.quiet_tokens import plain_classes, quiet
 from _ext.web_images import lazy
 
@@ -69,7 +69,7 @@ def test_a_page_links_one_style_sheet_that_holds_the_others_in_order(tmp_path):
     assert f'href="_static/{name}"' in again, "a page in another folder links the same bundle"
 
     (tmp_path / "book").mkdir()
-    (tmp_path / "book" / "page.html").write_text(head)
+    (tmp_path / "book" / "page.html").write_text(f'{head}<p class="a k">text</p>')
     (static / "styles-0123456789abcdef.css").write_text("/* parts: basic.css */")  # linked by no page
     _write_bundles(App(tmp_path), None)  # the site is written
     bundle = (static / name).read_text()
@@ -77,6 +77,26 @@ def test_a_page_links_one_style_sheet_that_holds_the_others_in_order(tmp_path):
     assert bundle.index("p { margin: 0 }") < bundle.index(".a {") < bundle.index("@font-face")
     assert [p.name for p in static.glob("styles-*.css")] == [name], "a bundle no page links is removed"
     assert not list(static.rglob("*.css"))[1:], "the sheets it holds are not shipped twice"
+
+
+def test_a_bundle_keeps_only_the_rules_a_page_or_a_script_can_use(tmp_path):
+    static = tmp_path / "_static"
+    static.mkdir()
+    (static / "basic.css").write_text(
+        "p { margin: 0 }\n.shown { color: red }\n.switched-on { color: blue }\n"
+        ".no-page-has-it { color: green }\n@media print { .shown { color: black } }\n"
+    )
+    (static / "styles-0123456789abcdef.css").write_text(header(["basic.css"]))
+    (tmp_path / "page.html").write_text(
+        '<link rel="stylesheet" href="_static/styles-0123456789abcdef.css" /><p class="shown">text</p>'
+    )
+    (static / "menu.js").write_text('document.body.classList.add("switched-on");\n')
+    _write_bundles(App(tmp_path), None)
+    bundle = (static / "styles-0123456789abcdef.css").read_text()
+    assert PARTS.search(bundle)[1] == "basic.css", "the bundle still names its parts"
+    for kept in ("p { margin: 0 }", ".shown { color: red }", ".switched-on", "@media print { .shown"):
+        assert kept in bundle, f"{kept!r} is used by the page or its script"
+    assert ".no-page-has-it" not in bundle
 
 
 def test_a_bundle_is_written_again_from_its_parts(tmp_path):
