@@ -841,6 +841,19 @@ def test_pages_stay_within_the_weight_budget(site, crawl):
     assert all(w["html"] and w["js"] and w["css"] for w in weights.values()), "the weights missed files"
 
 
+def test_each_edition_s_style_sheet_leaves_out_the_rules_no_page_uses(site):
+    for edition in ("", *page_weight.EDITION_FOLDERS):
+        static = site / edition / "_static"
+        (bundle,) = static.glob("styles-*.css")
+        css = bundle.read_text(encoding="utf-8")
+        pages = [p.read_text(encoding="utf-8") for p in (site / edition).glob("**/*.html")]
+        # sphinx-design (which Jupyter Book adds) styles cards, grids and tabs no page has
+        assert not any('class="sd-' in page or " sd-" in page for page in pages), "a page uses sphinx-design"
+        assert ".sd-card" not in css and ".sd-tab-set" not in css, f"{bundle} keeps rules no page uses"
+        for kept in ('html[data-theme="dark"]', ".toggle-hidden", ".dropdown-menu", ".katex .sqrt"):
+            assert kept in css, f"{bundle} lost {kept}, which a page or a script uses"
+
+
 def test_the_readme_states_the_budget_the_tests_enforce():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for limit in (page_weight.PAGE_BUDGET, page_weight.GZIP_BUDGET, page_weight.SITE_BUDGET):
