@@ -22,8 +22,8 @@ sphinx-design's (Jupyter Book adds the extension) styles cards and tabs no chapt
 is written without the rules no page or script of the site can use (PurgeCSS, as ``package.json``
 pins it, run by ``unused_rules.js``), so a phone fetches and reads far less before it draws the
 page. A rule stays when every class, id and element it names occurs in a page or a script, so
-the rules for what a script switches on (a menu, the dark mode, a folded solution, live code)
-stay.
+the rules for what a script switches on (a menu, the dark mode, a folded solution) stay; the
+book's own style sheets are kept whole.
 """
 
 from __future__ import annotations
@@ -86,11 +86,20 @@ def header(parts: list[str]) -> str:
     return f'@charset "UTF-8";\n/* parts: {" ".join(parts)} */\n'
 
 
+# The book's own style sheets (its extensions' static folders): each rule in them is there for
+# something a page or a script of the site draws, so PurgeCSS leaves them whole (its "start
+# ignore" comments); they also style what scripts name only in pieces (live code's output colours).
+OWN_SHEETS = frozenset(path.name for path in Path(__file__).parent.glob("*_static/*.css"))
+KEEP = ("/* purgecss start ignore */\n", "\n/* purgecss end ignore */")
+
+
 def write_bundle(static: Path, name: str, parts: list[str]) -> set[Path]:
-    """Write the style sheets ``parts`` (paths under ``static``) as one, ``static/name``; the files
-    it holds."""
+    """Write the style sheets ``parts`` (paths under ``static``) as one, ``static/name``, the book's
+    own marked to be kept whole; the files it holds."""
     read: set[Path] = set()
-    css = "\n".join(inlined((static / part).resolve(), static, read) for part in parts)
+    sheets = [inlined((static / part).resolve(), static, read) for part in parts]
+    keep = [KEEP if Path(part).name in OWN_SHEETS else ("", "") for part in parts]
+    css = "\n".join(start + sheet + end for sheet, (start, end) in zip(sheets, keep, strict=True))
     write_atomically(static / name, header(parts) + css)
     return read
 

@@ -86,17 +86,20 @@ def test_a_bundle_keeps_only_the_rules_a_page_or_a_script_can_use(tmp_path):
         "p { margin: 0 }\n.shown { color: red }\n.switched-on { color: blue }\n"
         ".no-page-has-it { color: green }\n@media print { .shown { color: black } }\n"
     )
-    (static / "styles-0123456789abcdef.css").write_text(header(["basic.css"]))
+    (static / "live-code.css").write_text(".ansi-red-fg { color: red }\n")  # the book's own sheet
+    (static / "styles-0123456789abcdef.css").write_text(header(["basic.css", "live-code.css"]))
     (tmp_path / "page.html").write_text(
         '<link rel="stylesheet" href="_static/styles-0123456789abcdef.css" /><p class="shown">text</p>'
     )
     (static / "menu.js").write_text('document.body.classList.add("switched-on");\n')
     _write_bundles(App(tmp_path), None)
     bundle = (static / "styles-0123456789abcdef.css").read_text()
-    assert PARTS.search(bundle)[1] == "basic.css", "the bundle still names its parts"
+    assert PARTS.search(bundle)[1] == "basic.css live-code.css", "the bundle still names its parts"
     for kept in ("p { margin: 0 }", ".shown { color: red }", ".switched-on", "@media print { .shown"):
         assert kept in bundle, f"{kept!r} is used by the page or its script"
     assert ".no-page-has-it" not in bundle
+    assert ".ansi-red-fg { color: red }" in bundle, "the book's own style sheets are kept whole"
+    assert "purgecss" not in bundle, "the marks that keep them are gone"
 
 
 def test_a_bundle_is_written_again_from_its_parts(tmp_path):
