@@ -2,11 +2,12 @@
 installed it.
 
 thebe (live code) and KaTeX (the math, typeset when the book is built, and its style sheet and
-fonts) are ``dependencies`` in ``package.json``, at exact versions, and ``package-lock.json``
-records each package's integrity hash, which ``npm ci`` checks; ``make`` runs ``npm ci`` whenever
-the lock is newer than ``node_modules/``. Nothing of them is committed. ``package.json`` is the
-one place that names each version: a build that finds another version installed, or none, stops
-and says to run ``npm ci``.
+fonts) are served, so they are ``dependencies`` in ``package.json``; PurgeCSS only runs while the
+book is built, so it is a ``devDependency``, like the linters. Each is at an exact version, and
+``package-lock.json`` records each package's integrity hash, which ``npm ci`` checks; ``make`` runs
+``npm ci`` whenever the lock is newer than ``node_modules/``. Nothing of them is committed.
+``package.json`` is the one place that names each version: a build that finds another version
+installed, or none, stops and says to run ``npm ci``.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def pinned_version(name: str, root: Path = ROOT) -> str:
-    """The exact version of ``name`` that ``package.json`` lists in its dependencies."""
-    return json.loads((root / "package.json").read_text(encoding="utf-8"))["dependencies"][name]
+    """The exact version of ``name`` that ``package.json`` lists in its dependencies or devDependencies."""
+    package = json.loads((root / "package.json").read_text(encoding="utf-8"))
+    return {**package.get("devDependencies", {}), **package["dependencies"]}[name]
 
 
 def npm_dependency(name: str, root: Path = ROOT) -> Path:

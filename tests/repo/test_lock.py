@@ -71,12 +71,12 @@ def test_lock_is_for_linux_x86_64_cpython_3_11():
     assert (ROOT / "binder" / "runtime.txt").read_text().strip() == "python-3.11"
 
 
-def test_package_lock_holds_thebe_and_katex_at_the_versions_package_json_names():
+def test_package_lock_holds_every_package_at_the_version_package_json_names():
     package = json.loads((ROOT / "package.json").read_text())
     lock = json.loads((ROOT / "package-lock.json").read_text())
     assert lock["packages"][""]["dependencies"] == package["dependencies"]
     assert lock["packages"][""]["devDependencies"] == package["devDependencies"]
-    for name, version in package["dependencies"].items():
+    for name, version in {**package["dependencies"], **package["devDependencies"]}.items():
         entry = lock["packages"][f"node_modules/{name}"]
         assert entry["version"] == version and entry["integrity"].startswith("sha512-")
 
@@ -108,3 +108,18 @@ def test_a_missing_or_other_npm_package_stops_the_build_naming_npm_ci(tmp_path):
         npm_dependency("thebe", tmp_path)
     (installed / "package.json").write_text(json.dumps({"name": "thebe", "version": "0.9.3"}))
     assert npm_dependency("thebe", tmp_path) == installed
+
+
+def test_a_build_tool_is_found_among_the_dev_dependencies(tmp_path):
+    """PurgeCSS runs while the book is built but is not served, so package.json lists it as a
+    devDependency; the build reads its pinned version from there."""
+    (tmp_path / "package.json").write_text(
+        json.dumps({"dependencies": {"thebe": "0.9.3"}, "devDependencies": {"purgecss": "8.0.0"}})
+    )
+    installed = tmp_path / "node_modules" / "purgecss"
+    installed.mkdir(parents=True)
+    (installed / "package.json").write_text(json.dumps({"name": "purgecss", "version": "7.0.2"}))
+    with pytest.raises(RuntimeError, match=r"holds purgecss 7\.0\.2, but package\.json pins 8\.0\.0"):
+        npm_dependency("purgecss", tmp_path)
+    (installed / "package.json").write_text(json.dumps({"name": "purgecss", "version": "8.0.0"}))
+    assert npm_dependency("purgecss", tmp_path) == installed
