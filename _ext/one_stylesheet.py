@@ -29,6 +29,7 @@ book's own style sheets are kept whole.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -114,8 +115,11 @@ def drop_unused_rules(site: Path, bundles: list[Path]) -> None:
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"unused style rules could not be removed: {result.stderr.strip()}")
-    for line in result.stdout.splitlines():
-        logger.info(line)
+    trimmed = json.loads(result.stdout)
+    for bundle in bundles:
+        before = bundle.stat().st_size
+        write_atomically(bundle, trimmed[str(bundle)])
+        logger.info(f"{bundle.name}: {before} -> {bundle.stat().st_size} bytes")
 
 
 def one_stylesheet(app: Sphinx, pagename: str, pathto: Callable[..., str], head: str) -> str:

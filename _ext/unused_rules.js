@@ -4,8 +4,8 @@
 //
 // PurgeCSS keeps a rule when every class, id, element and attribute its selector names occurs as a
 // word in the site's pages or scripts: a class a script adds (a menu's "show", a solution's
-// "toggle-hidden", the dark mode's "dark") occurs in that script, so its rules stay. Each bundle is
-// rewritten in place; one line per bundle reports its size before and after.
+// "toggle-hidden", the dark mode's "dark") occurs in that script, so its rules stay. Prints one
+// JSON object, each bundle's path to its trimmed text; the build writes the files.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -22,12 +22,12 @@ function files(folder) {
 
 (async () => {
   const content = files(site).filter((file) => /\.(html|m?js)$/.test(file));
+  const trimmed = {};
   for (const bundle of bundles) {
-    const before = fs.statSync(bundle).size;
     const [purged] = await new PurgeCSS().purge({ content, css: [bundle] });
-    fs.writeFileSync(bundle, purged.css);
-    console.log(`${path.basename(bundle)}: ${before} -> ${Buffer.byteLength(purged.css)} bytes`);
+    trimmed[bundle] = purged.css;
   }
+  process.stdout.write(JSON.stringify(trimmed));
 })().catch((error) => {
   console.error(error.message);
   process.exit(1);
