@@ -1,4 +1,5 @@
-# Two commands on a fresh machine:  make book   and   make test
+# Two commands on a fresh machine:  make book   and   make test   (make help lists every target)
+.DEFAULT_GOAL := help
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -7,7 +8,12 @@ STAMP  := $(VENV)/.installed
 NODE_STAMP := node_modules/.package-lock.json
 INSTALL    := $(STAMP) $(NODE_STAMP)
 
-.PHONY: book pdf tex-check test test-check missing-debs clean translations lock
+.PHONY: help install book site pdf pdf-into-sites tex-check test test-check missing-debs missing-pdf-debs clean \
+  translations lock lint test-fast test-book test-browser test-pdf test-reexecute
+
+## help: list the targets, each with what it does (the default)
+help:
+	@awk '/^## [a-z-]+:/ { sub(/^## /, ""); print; next } /^## / { sub(/^## /, "    "); print }' $(MAKEFILE_LIST)
 
 # What the book needs from the system, as Debian packages. make pdf: XeLaTeX, latexmk and fonts
 # that cover every character the book prints (poppler-utils: the tests read the PDF with it;
@@ -40,6 +46,9 @@ endef
 RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
 # jupyter-book build, with the chapters executed on every core first (tools/build.py)
 BUILD    := $(RUNS) $(BIN)/python -m tools.build -W -n --keep-going
+# With XeLaTeX, make book builds the PDF editions after the sites and copies each into its site:
+# the sites link to them from the start (_ext/pdf_link.py).
+SITE_ENV := $(if $(HAVE_TEX),SELFATTN_PDF_EDITION=1)
 # The chapters into the execution cache alone, on every core (tools/execute.py). After it, the
 # two editions' builds share nothing but that cache, and each pair runs side by side (make -j2).
 EXECUTE  := $(RUNS) $(BIN)/python -m tools.execute
@@ -68,6 +77,54 @@ $(NODE_STAMP): package-lock.json package.json $(STAMP)
 	$(NPM) ci --ignore-scripts --no-audit --no-fund
 	touch $(NODE_STAMP)
 
+## install: the Python packages into .venv and the JavaScript ones into node_modules, from the locks
+install: $(INSTALL)
+
+## site: install, execute every chapter (on every core), then build both editions' sites side by
+## side, warnings as errors: _build/html and the Chinese edition's _build/html/zh
+site: $(INSTALL)
+	$(EXECUTE)
+	$(SIDE_BY_SIDE) site-en site-zh
+
+## book: make site, then, with XeLaTeX installed, both PDF editions, each copied into its site
+## (the first page links to it); without XeLaTeX the sites alone, with no link
+book: site
+ifeq ($(HAVE_TEX),yes)
+	$(MAKE) --no-print-directory pdf-into-sites
+else
+	@echo "XeLaTeX not found: the sites are built without the PDF edition (make pdf says what to install)."
+endif
+
+## pdf: build the PDF editions alone, both named self-attention-from-scratch.pdf: the English in
+## _build/latex, the Chinese in _build/zh_CN/_build/latex
+pdf: tex-check $(INSTALL)
+	$(EXECUTE)
+	$(SIDE_BY_SIDE) pdf-en pdf-zh
+	@ls -l $(PDF) $(PDF_ZH)
+
+# The PDF editions, from the execution cache the sites were built from, copied into the sites.
+pdf-into-sites: tex-check
+	$(SIDE_BY_SIDE) pdf-en pdf-zh
+	cp $(PDF) _build/html/
+	cp $(PDF_ZH) _build/html/zh/
+
+# Each edition's PDF and site, once the chapters are in the execution cache.
+.PHONY: pdf-en pdf-zh site-en site-zh
+pdf-en:
+	$(BUILD) --builder pdflatex
+pdf-zh:
+	$(BUILD) --language zh_CN --builder pdflatex
+site-en:
+	$(SITE_ENV) $(BUILD)
+site-zh:
+	$(SITE_ENV) $(BUILD) --language zh_CN
+
+## translations: extract the English messages and merge them into the Chinese edition's catalogs
+## (locale/zh_CN); new or changed messages then show up in `python -m tools.catalogs check`
+translations: $(INSTALL)
+	$(BUILD) --all --builder custom --custom-builder gettext
+	$(BIN)/python -m tools.catalogs update
+
 ## lock: resolve requirements.txt again into requirements.lock, with pip-tools in its own venv;
 ## LOCK_ARGS=--upgrade moves every package to its newest allowed version, or
 ## LOCK_ARGS="--upgrade-package NAME" one of them. The lock leaves out the book's own package
@@ -84,41 +141,6 @@ lock:
 	  --output-file requirements.lock requirements.txt
 	sed -i -e '/^--[a-z-]*index-url /d' -e "1i $(LOCK_HEADER)" requirements.lock
 
-## book: install into .venv and build the HTML site into _build/html, and the Chinese edition's
-## into _build/html/zh; with XeLaTeX installed, the PDF editions are built first and the sites
-## link to them
-book: $(INSTALL)
-ifeq ($(HAVE_TEX),yes)
-	$(MAKE) pdf
-else
-	@echo "XeLaTeX not found: building the site without the PDF edition (make pdf says what to install)."
-	$(EXECUTE)
-endif
-	$(SIDE_BY_SIDE) site-en site-zh
-
-## pdf: build the PDF editions into $(PDF) and $(PDF_ZH)
-pdf: tex-check $(INSTALL)
-	$(EXECUTE)
-	$(SIDE_BY_SIDE) pdf-en pdf-zh
-	@ls -l $(PDF) $(PDF_ZH)
-
-# Each edition's PDF and site, once the chapters are in the execution cache.
-.PHONY: pdf-en pdf-zh site-en site-zh
-pdf-en:
-	$(BUILD) --builder pdflatex
-pdf-zh:
-	$(BUILD) --language zh_CN --builder pdflatex
-site-en:
-	$(BUILD)
-site-zh:
-	$(BUILD) --language zh_CN
-
-## translations: extract the English messages and merge them into the Chinese edition's catalogs
-## (locale/zh_CN); new or changed messages then show up in `python -m tools.catalogs check`
-translations: $(INSTALL)
-	$(BUILD) --all --builder custom --custom-builder gettext
-	$(BIN)/python -m tools.catalogs update
-
 tex-check:
 	$(call need_debs,pdf,$(MISSING_PDF))
 
@@ -129,10 +151,59 @@ test-check:
 missing-debs:
 	@echo $(MISSING_TEST)
 
-## test: check the system packages, install into .venv and node_modules, and run every test
-## (builds the book too)
+# The packages of TEX_DEBS that this machine lacks (the PDF tests skip without them).
+missing-pdf-debs:
+	@echo $(MISSING_PDF)
+
+# The test tiers, by what a test needs (pytest markers, tests/conftest.py). Every test is in one.
+PYTEST   := $(RUNS) $(BIN)/python -m pytest -ra --durations=10
+NO_BUILD := SELFATTN_NO_BUILD=1
+BUILT    := SELFATTN_BOOK_BUILT=1
+NEEDS    := book or browser or tex or reexecute
+TIER_LINT      := tests/repo -m "not ($(NEEDS))"
+TIER_FAST      := tests --ignore=tests/repo -m "not ($(NEEDS))"
+TIER_BOOK      := tests -m "book and not (browser or tex or reexecute)"
+TIER_BROWSER   := tests -m "browser and not (tex or reexecute)"
+TIER_PDF       := tests -m "tex and not reexecute"
+TIER_REEXECUTE := tests -m "reexecute"
+
+## lint: the repository's own checks: ruff and its formatting, ESLint, spelling, the locks, the
+## workflows, Binder's files and the catalogs (about a minute)
+lint: $(INSTALL)
+	$(NO_BUILD) $(PYTEST) $(TIER_LINT)
+
+## test-fast: the tests that need neither a built book, nor TeX, nor Chromium (a few minutes)
+test-fast: $(INSTALL)
+	$(NO_BUILD) $(PYTEST) $(TIER_FAST)
+
+## test-book: make site, then the tests that read the built book
+test-book: site
+	$(BUILT) $(PYTEST) $(TIER_BOOK)
+
+## test-browser: make site, then the tests that drive Chromium
+test-browser: site
+	$(call need_debs,test-browser,$(if $(HAVE_CHROMIUM),,chromium))
+	$(BUILT) $(PYTEST) $(TIER_BROWSER)
+
+## test-pdf: make book, then the tests that read the PDF editions
+test-pdf: book
+	$(BUILT) $(PYTEST) $(TIER_PDF)
+
+## test-reexecute: make site, then every chapter executed once more and compared with the build
+test-reexecute: site
+	$(BUILT) $(PYTEST) $(TIER_REEXECUTE)
+
+## test: check the system packages, install, then every tier in turn, the cheapest first,
+## stopping at the first that fails: lint, fast, (make site) book, browser, (the PDFs) pdf, reexecute
 test: test-check $(INSTALL)
-	$(RUNS) $(BIN)/python -m pytest -ra --durations=15
+	$(NO_BUILD) $(PYTEST) $(TIER_LINT)
+	$(NO_BUILD) $(PYTEST) $(TIER_FAST)
+	$(MAKE) --no-print-directory site
+	$(BUILT) $(PYTEST) $(TIER_BOOK)
+	$(BUILT) $(PYTEST) $(TIER_BROWSER)
+	$(MAKE) --no-print-directory pdf-into-sites
+	$(BUILT) $(PYTEST) $(TIER_PDF)
+	$(BUILT) $(PYTEST) $(TIER_REEXECUTE)
 
 ## live: build the site into _build/live with its live code on a local Jupyter server
 ## (127.0.0.1, random token, only this site's origin allowed), serve it and print the URL
@@ -140,5 +211,6 @@ test: test-check $(INSTALL)
 live: $(INSTALL)
 	$(BIN)/python -m tools.live
 
+## clean: remove _build (the sites, the PDFs, the execution cache and the trained runs)
 clean:
 	rm -rf _build

@@ -1,14 +1,17 @@
 """The PDF edition on the site: copy the built PDF into the HTML output and link to it.
 
-``make pdf`` leaves the book's PDF at ``<_build>/latex/<targetname>.pdf``. When an HTML build
-finds that file next to its own output folder (``<_build>/html``), this extension
+``make pdf`` leaves the book's PDF at ``<_build>/latex/<targetname>.pdf``. An HTML build has a PDF
+edition when it finds that file next to its own output folder (``<_build>/html``), or when
+``SELFATTN_PDF_EDITION=1`` says that one is built after it: ``make book`` builds the sites first,
+so that they need not wait for LaTeX, and copies each PDF into its site when it is built. Then
+this extension
 
 - sets the tag ``pdf_edition``, which shows ``{only} html and pdf_edition`` blocks (the intro
   page's download paragraph);
-- copies the PDF into the root of the site when the build has finished.
+- copies the PDF into the root of the site when the build has finished, if it is there already.
 
-The role ``{pdf-edition}`text``` links to that copy from any page. Without a PDF the tag stays
-unset: the site builds as before and never links to a file it does not contain.
+The role ``{pdf-edition}`text``` links to that copy from any page. Without a PDF edition the tag
+stays unset: the site builds as before and never links to a file it does not contain.
 
 Jupyter Book sets ``latex_documents`` (the PDF's name) only after Sphinx has started, so the tag
 is set when Sphinx looks for outdated pages; pages that use the role are read again whenever the
@@ -17,6 +20,7 @@ PDF appears or disappears, so their HTML follows.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
 TAG = "pdf_edition"
+BUILT_AFTER = "SELFATTN_PDF_EDITION"  # "1": the PDF is built after this site and copied into it
 
 
 def built_pdf(app: Sphinx) -> Path:
@@ -35,8 +40,9 @@ def built_pdf(app: Sphinx) -> Path:
 
 
 def _set_tag(app: Sphinx, env: BuildEnvironment, added: set, changed: set, removed: set) -> list[str]:
-    """Set the tag if the PDF exists; re-read the pages that link to it when that has changed."""
-    present = built_pdf(app).is_file()
+    """Set the tag if the book has a PDF edition; re-read the pages that link to it when that has
+    changed."""
+    present = built_pdf(app).is_file() or os.environ.get(BUILT_AFTER) == "1"
     if present:
         app.tags.add(TAG)
     if getattr(env, "pdf_edition_present", None) == present:
@@ -64,7 +70,7 @@ def _merge(app: Sphinx, env: BuildEnvironment, docnames: set, other: BuildEnviro
 
 
 def _copy_pdf(app: Sphinx, exception: Exception | None) -> None:
-    if exception is None and app.builder.format == "html" and app.tags.has(TAG):
+    if exception is None and app.builder.format == "html" and built_pdf(app).is_file():
         shutil.copy2(built_pdf(app), Path(app.outdir) / built_pdf(app).name)
 
 

@@ -1,14 +1,18 @@
-"""The fixtures every test folder shares: the corpus, the toy runs, the thirteen figures, one strict
-build of the book (and of its two PDF editions), and one headless Chromium."""
+"""The fixtures every test folder shares: the corpus, the toy runs, the thirteen figures, the book
+as ``make`` builds it, and one headless Chromium; and the tiers a test belongs to.
+
+A test's tier says what it needs beyond the package and the corpus (markers, ``pyproject.toml``):
+``book`` (the built site, its execution cache or its trained runs), ``browser`` (Debian's
+Chromium), ``tex`` (the PDF editions) and ``reexecute`` (every chapter executed once more). A test
+that asks for ``built_book``, ``browser`` or ``built_pdfs`` is marked by that alone; a test that
+needs them in another way carries the marker itself. ``make help`` lists the tiers' targets.
+"""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,11 +20,65 @@ import pytest
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, HTML, PDF, PDF_ZH
 from tools import ROOT
 
-# The strict build, as `make book` runs it: every chapter executed, on every core (tools/build.py).
-BUILD = [sys.executable, "-m", "tools.build", "-W", "-n", "--keep-going"]
-
 # Trained runs are shared with the book's build, as `make test` does (selfattn/cache.py).
 os.environ.setdefault("SELFATTN_RUN_CACHE", str(ROOT / "_build" / "runs"))
+
+# Set by `make test` and the tier targets once make has built the book: the fixtures take the
+# output in _build as this checkout's and build nothing.
+BOOK_BUILT = os.environ.get("SELFATTN_BOOK_BUILT") == "1"
+# Set by the tiers that must not build the book (make lint, make test-fast): a test that asks
+# for it there belongs to another tier.
+NO_BUILD = os.environ.get("SELFATTN_NO_BUILD") == "1"
+
+# The marker each shared fixture gives the tests that use it.
+TIER_OF_FIXTURE = {"built_book": "book", "browser": "browser", "built_pdfs": "tex"}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, tier in TIER_OF_FIXTURE.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(tier)
+
+
+def make(*targets: str) -> None:
+    """Run ``make TARGET...`` in the repository as a reader does, with this Python's environment;
+    fail with the end of its output if it fails."""
+    if NO_BUILD:
+        pytest.fail(f"this tier builds nothing, but a test asked for make {' '.join(targets)}: mark it")
+    command = ["make", f"VENV={sys.prefix}", *targets]
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, (
+        f"{' '.join(command)} failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
+    )
+
+
+def missing_tex() -> str:
+    """The Debian packages that ``make pdf`` lacks on this machine (empty: none)."""
+    result = subprocess.run(["make", "-s", "missing-pdf-debs"], capture_output=True, text=True, cwd=ROOT)
+    return result.stdout.strip()
+
+
+@pytest.fixture(scope="session")
+def built_book() -> Path:
+    """Both editions' sites as ``make site`` builds them (every chapter executed, warnings as
+    errors; the Chinese edition in ``zh/``); return the HTML folder. They do not wait for the PDFs."""
+    if not BOOK_BUILT:
+        make("site")
+    assert (HTML / "index.html").is_file() and (HTML / "zh" / "index.html").is_file()
+    return HTML
+
+
+@pytest.fixture(scope="session")
+def built_pdfs(built_book) -> dict[str, Path]:
+    """Both PDF editions as ``make book`` builds them after the sites, each copied into its site;
+    the tests that use them skip where XeLaTeX or its fonts are missing."""
+    missing = missing_tex()
+    if missing:
+        pytest.skip(f"the PDF editions need {missing} (make pdf says how to install them)")
+    if not BOOK_BUILT:
+        make("book")
+    return {"en": PDF, "zh_CN": PDF_ZH}
 
 
 @pytest.fixture(scope="session")
@@ -52,66 +110,6 @@ def figure_cells():
     from tools.figure_page import draw
 
     return draw(FIGURE_RUN, FIGURE_BIGRAM)
-
-
-@dataclass
-class PdfBuild:
-    """One build of a PDF edition: the fresh PDF (None if it was not built), output, duration."""
-
-    pdf: Path | None
-    returncode: int
-    output: str
-    seconds: float
-
-
-def build_pdf(pdf: Path, *options: str) -> PdfBuild:
-    """Build one PDF edition as ``make pdf`` does (strict), sharing the site's execution cache.
-
-    Without XeLaTeX nothing is built (``pdf`` is None) and the PDF tests skip; a failed build is
-    reported by those tests.
-    """
-    if not (shutil.which("xelatex") and shutil.which("latexmk")):
-        return PdfBuild(None, 0, "xelatex or latexmk is not installed", 0.0)
-    pdf.unlink(missing_ok=True)  # latexmk skips an unchanged document: make it write a fresh PDF
-    start = time.time()
-    result = subprocess.run(
-        [*BUILD, *options, "--builder", "pdflatex"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    output = result.stdout[-8000:] + result.stderr[-4000:]
-    built = pdf if result.returncode == 0 and pdf.is_file() else None
-    return PdfBuild(built, result.returncode, output, time.time() - start)
-
-
-@pytest.fixture(scope="session")
-def built_pdf() -> PdfBuild:
-    """The PDF edition, built once, into _build/latex."""
-    return build_pdf(PDF)
-
-
-@pytest.fixture(scope="session")
-def built_pdf_zh(built_pdf) -> PdfBuild:
-    """The Chinese PDF edition, built once after the English one, whose executed chapters it
-    reads, into _build/zh_CN/_build/latex."""
-    return build_pdf(PDF_ZH, "--language", "zh_CN")
-
-
-@pytest.fixture(scope="session")
-def built_book(built_pdf, built_pdf_zh) -> Path:
-    """Build the site once with warnings as errors, the Chinese edition in ``zh/`` included;
-    return the HTML folder.
-
-    Like ``make book``, the PDF editions are built first (when XeLaTeX is installed), so the
-    sites tested are the ones published, each with its link to its PDF.
-    """
-    for build in (BUILD, [*BUILD, "--language", "zh_CN"]):
-        result = subprocess.run(build, capture_output=True, text=True, cwd=ROOT)
-        assert result.returncode == 0, (
-            f"strict build {build[3:]} failed:\n{result.stdout[-6000:]}\n{result.stderr[-3000:]}"
-        )
-    return HTML
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,8 @@ number and names the cell, ignores only the declared timings and the places wher
 happened to cut a stream, and reads hidden glued values too. On a page built by Jupyter Book,
 pieces of one printed line show as one line (``_ext/joined_streams.py``).
 
-Executing: two fresh executions of the cheapest chapters print the same text, and one more
-execution of every chapter prints the text of the book build (its cached outputs).
+Executing: one more execution of every chapter prints the text of the book build (its cached
+outputs), the build's execution standing for the first of two.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from tests.helpers import code_blocks
 from tools import ROOT
 from tools import check_determinism as determinism
-
-CHEAPEST = ["recap", "text-to-vectors"]  # about 7 s and 9 s of execution each
 
 
 def stdout(*pieces: str) -> list:
@@ -170,7 +168,6 @@ def test_every_chapter_with_code_is_checked():
     assert determinism.chapter_path("exercises") == determinism.chapter_path("book/exercises.md")
 
 
-@pytest.mark.slow
 def test_pieces_of_a_printed_line_show_as_one_line(tmp_path):
     """A notebook stored with one line cut in three pieces, built by Jupyter Book with the book's
     extension: the page shows one block with the whole line, and prints after a figure stay after it."""
@@ -202,16 +199,7 @@ def test_pieces_of_a_printed_line_show_as_one_line(tmp_path):
     assert re.search(r"<b>a figure</b>.*c: 3", page.read_text("utf-8"), re.S), "the figure stays in between"
 
 
-@pytest.mark.slow
-def test_two_executions_of_the_cheapest_chapters_print_the_same_text():
-    paths = [determinism.chapter_path(name) for name in CHEAPEST]
-    for report in determinism.check(paths, runs=2):
-        assert not report.problem, report.problem
-        assert len(report.seconds) == 2
-        assert report.differences == [], "\n".join(report.differences)
-
-
-@pytest.mark.slow
+@pytest.mark.reexecute
 def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
     """One more execution of each chapter, compared with the outputs the build just cached:
     the full double-execution check, reusing the build's execution as the first one."""

@@ -44,7 +44,7 @@ def figures(path) -> list[tuple[str, dict]]:
     return [(kind, json.loads(html.unescape(data))) for kind, data in FIGURE.findall(path.read_text("utf-8"))]
 
 
-@pytest.mark.slow
+@pytest.mark.book
 @pytest.mark.parametrize("page", PAGES)
 def test_chapter_shows_its_figures_with_one_script_and_the_code_that_made_them(built_book, page):
     path = built_book / "book" / f"{page}.html"
@@ -58,7 +58,7 @@ def test_chapter_shows_its_figures_with_one_script_and_the_code_that_made_them(b
         assert any(block.rstrip().endswith(call) for block in cells), f"{kind}: a cell ending in {call}"
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_six_steps_figures_show_the_chapters_block_and_sequence(built_book, corpus):
     found = dict(figures(built_book / "book" / "six-steps.html"))
     context = found["context-window"]
@@ -92,7 +92,7 @@ def test_six_steps_figures_show_the_chapters_block_and_sequence(built_book, corp
     assert np.allclose(q @ k.T, scores["stages"]["raw"], atol=0.02), "the score table's q and k"
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_training_and_weight_figures_reuse_the_chapters_runs(built_book):
     text = page_text(built_book / "book" / "attention-model.html")
     ((_, training),) = figures(built_book / "book" / "attention-model.html")
@@ -110,7 +110,7 @@ def test_training_and_weight_figures_reuse_the_chapters_runs(built_book):
     assert "same numbers as the copies kept at the start: True" in parameters
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_weight_figure_states_the_chapters_parameter_count(built_book):
     """The chapter counts the model's parameters, biases included; the figure's texts and its
     description give the same total (from model.parameters()) and name what the drawing leaves out."""

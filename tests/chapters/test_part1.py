@@ -98,7 +98,7 @@ TEXT_TO_VECTORS_CHECKS = {
 }
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_prerequisites_page_shows_its_computed_numbers_and_errors(built_book):
     path, text = chapter(built_book, "prerequisites")
     assert "become 0.659, 0.242 and 0.099." in text
@@ -120,7 +120,7 @@ def test_prerequisites_page_shows_its_computed_numbers_and_errors(built_book):
     assert len(alts) == 9 and all(len(alt) > 40 for alt in alts), "every figure has real alt text"
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
     path, text = chapter(built_book, "text-to-vectors")
     assert "[7120, 7002, 4940, 351, 530, 2239]" in text
@@ -138,14 +138,14 @@ def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
     assert len(alts) == 4 and all(len(alt) > 40 for alt in alts)
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_text_to_vectors_checks_print_what_the_chapter_says_they_print(built_book):
     path, _ = chapter(built_book, "text-to-vectors")
     shown = {label: _printed(path, label) for label in TEXT_TO_VECTORS_CHECKS}
     assert shown == TEXT_TO_VECTORS_CHECKS
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_text_to_vectors_page_shows_the_data_preparation_as_the_package_has_it(built_book, corpus):
     path, text = chapter(built_book, "text-to-vectors")
     shown = [CharTokenizer, load_text, load_corpus, split_train_val, get_batch]

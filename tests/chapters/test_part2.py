@@ -195,7 +195,7 @@ def test_training_changes_every_parameter_and_sharpens_attention(corpus, trained
 # --- the built pages ------------------------------------------------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_bigram_page_shows_the_runs_loss_and_the_packages_model(built_book, bigram):
     path, text = chapter(built_book, "bigram")
     assert f"settles at {bigram[1].final_val:.3f}" in text
@@ -205,7 +205,7 @@ def test_bigram_page_shows_the_runs_loss_and_the_packages_model(built_book, bigr
     assert shows_source(path, take_step), "and the step it takes"
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_six_steps_page_shows_the_newborn_heads_numbers_and_the_packages_head(
     built_book, corpus, newborn, val_rows
 ):
@@ -229,7 +229,7 @@ def test_six_steps_page_shows_the_newborn_heads_numbers_and_the_packages_head(
     assert "minus infinity" in alts[0]
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_attention_model_page_shows_both_runs_losses_and_the_packages_models(built_book, trained, bigram):
     path, text = chapter(built_book, "attention-model")
     attention_val, bigram_val = trained[2].final_val, bigram[1].final_val
@@ -246,7 +246,7 @@ def test_attention_model_page_shows_both_runs_losses_and_the_packages_models(bui
     assert len(alts) == 2 and all("bigram" in alt for alt in alts)
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_parameters_page_counts_what_the_model_holds(built_book, newborn, trained):
     path, text = chapter(built_book, "parameters")
     total = sum(p.numel() for p in newborn.parameters())

@@ -13,7 +13,7 @@ from selfattn.anatomy import stages
 from selfattn.toy import SNAPSHOT_STEPS, run_toy, untrained_toy
 from tests.helpers import JOURNEY, YOUR, chapter, figure_alts, shows_source
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.book
 
 
 def test_watching_attention_learn_prints_what_the_toy_runs_print(built_book, toy_run, masked_toy_run):

@@ -58,7 +58,7 @@ def ladder():
     return {"attention": fit("attention", ATTENTION)[1], **runs}
 
 
-@pytest.mark.slow
+@pytest.mark.book
 @pytest.mark.parametrize(
     "lower, higher",
     [(lower, higher) for *_, lower, higher in BELOW],
@@ -68,7 +68,7 @@ def test_each_claim_of_the_ladder_holds(ladder, lower, higher):
     assert ladder[lower].final_val < ladder[higher].final_val
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_layernorm_changes_little_at_this_depth(ladder):
     """going-deep: "At this depth the difference is small": within what the seed moves a rung."""
     assert abs(ladder["layernorm"].final_val - ladder["residual"].final_val) < SPREAD
@@ -105,20 +105,20 @@ def _spread(values: list[float]) -> float:
     return max(values) - min(values)
 
 
-@pytest.mark.slow
+@pytest.mark.book
 @pytest.mark.parametrize("lower, higher", SEEDED_BELOW)
 def test_each_step_the_prose_weighs_moves_the_loss_by_more_than_the_seeds_spread(seeded, lower, higher):
     gap = _mean(seeded[higher]) - _mean(seeded[lower])
     assert gap > max(_spread(seeded[lower]), _spread(seeded[higher]))
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_layernorms_gain_is_within_the_residual_rungs_seed_spread(seeded):
     """going-deep: "the two rungs differ on average by less than the residual rung's own seeds do"."""
     assert abs(_mean(seeded["residual"]) - _mean(seeded["layernorm"])) < _spread(seeded["residual"])
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_plain_stack_is_further_behind_after_1000_steps(ladder):
     """going-deep: "After 1,000 steps the gap is wider still"."""
     plain, one_block = (
@@ -127,7 +127,7 @@ def test_the_plain_stack_is_further_behind_after_1000_steps(ladder):
     assert plain[1000] - one_block[1000] > ladder["deep-plain"].final_val - ladder["ffwd"].final_val
 
 
-@pytest.mark.slow
+@pytest.mark.book
 @pytest.mark.parametrize("name", list(LECTURE))
 def test_each_rung_is_near_the_lectures_reported_loss(ladder, name):
     assert abs(ladder[name].final_val - LECTURE[name]) < 0.1
@@ -150,7 +150,7 @@ SHOWN = {
 }
 
 
-@pytest.mark.slow
+@pytest.mark.book
 @pytest.mark.parametrize("page", list(SHOWN))
 def test_each_page_shows_the_models_it_trains(built_book, page):
     shown, rungs = SHOWN[page]
@@ -161,7 +161,7 @@ def test_each_page_shows_the_models_it_trains(built_book, page):
     assert trained <= set(shown), "the page shows the class of every model it trains"
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_many_heads_page(built_book, ladder):
     path, text = chapter(built_book, "many-heads")
     assert f"Four heads reach a validation loss of {ladder['multihead'].final_val:.3f}" in text
@@ -169,7 +169,7 @@ def test_many_heads_page(built_book, ladder):
     assert len(figure_alts(path)) == 2
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_feed_forward_page(built_book, ladder):
     _, text = chapter(built_book, "feed-forward")
     assert f"to {ladder['ffwd'].final_val:.3f}, by" in text
@@ -181,7 +181,7 @@ def test_feed_forward_page(built_book, ladder):
     assert n_ffwd > n_sa, "larger than attention, its projection included"
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_going_deep_page(built_book, ladder):
     _, text = chapter(built_book, "going-deep")
     for name in ("deep-plain", "residual", "layernorm"):
@@ -189,7 +189,7 @@ def test_going_deep_page(built_book, ladder):
     assert "same as nn.LayerNorm: True" in text and "the block returns its input: True" in text
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_dropout_page_shows_dropout_acting_in_training_only(built_book):
     _, text = chapter(built_book, "dropout")
     printed = [
@@ -201,7 +201,7 @@ def test_dropout_page_shows_dropout_acting_in_training_only(built_book):
     assert [line for line in printed if line not in text] == []
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_small_gpt_page(built_book, ladder):
     path, text = chapter(built_book, "small-gpt")
     assert f"reaches a validation loss of {ladder['small-gpt'].final_val:.3f}" in text
@@ -210,7 +210,7 @@ def test_small_gpt_page(built_book, ladder):
     assert "same as Head: True" in text and "same output in eval(): True" in text
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_small_gpt_chart_shows_the_shapes_of_a_real_forward_pass(built_book):
     c = LADDER["small-gpt"].config
     model = make_model("gpt", load_corpus().tokenizer.vocab_size, c)

@@ -19,13 +19,13 @@ SOURCE = ROOT / "book" / f"{PAGE}.md"
 SHOWN = [engine.Engine.prepare, engine.World.share, engine.World.average, training._train]
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_page_shows_the_engine_s_own_source_and_the_loop_it_enters(built_book):
     assert included_objects(SOURCE) == {(obj.__module__.split(".")[-1], obj.__qualname__) for obj in SHOWN}
     assert unshown_sources(built_book, PAGE, SHOWN) == []
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_two_processes_on_the_page_take_the_steps_of_one(built_book):
     _, text = chapter(built_book, PAGE)
     one = re.search(r"one process: final val loss (\d\.\d{6})", text).group(1)
@@ -35,7 +35,7 @@ def test_two_processes_on_the_page_take_the_steps_of_one(built_book):
     assert int(steps) == 20 and float(apart) < 1e-5
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_page_shows_each_refusal_as_one_line(built_book):
     _, text = chapter(built_book, PAGE)
     assert "error: batch_size=64 does not split into 3 equal shares" in text

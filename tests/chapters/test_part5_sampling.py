@@ -18,7 +18,7 @@ from selfattn.sampling import Sampling, distinct_share, real_word_share, words
 from tests.helpers import chapter, shows_source
 
 PROMPT = "GLOUCESTER:\nNow is the winter of our "  # the chapter's
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.book
 
 
 @pytest.fixture(scope="module")

@@ -30,13 +30,13 @@ SHOWN = [
 ]
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_page_shows_the_recipe_s_own_source_and_only_that(built_book):
     assert included_objects(SOURCE) == {(obj.__module__.split(".")[-1], obj.__name__) for obj in SHOWN}
     assert unshown_sources(built_book, PAGE, SHOWN) == []
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_ablation_table_lists_every_part_with_its_seeds(built_book):
     _, text = chapter(built_book, PAGE)
     for part in ["plain", *RECIPE_PARTS, "whole recipe"]:
@@ -47,7 +47,7 @@ def test_the_ablation_table_lists_every_part_with_its_seeds(built_book):
         assert float(row.group(1)) == pytest.approx(sum(losses) / len(losses), abs=0.0015), part
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_a_resumed_run_on_the_page_takes_the_same_steps(built_book):
     _, text = chapter(built_book, PAGE)
     assert "stopped; the checkpoint holds step 150" in text

@@ -1,9 +1,8 @@
 """The PDF editions, read as a reader would: their text, images, outline and the LaTeX log.
 
-``built_pdf`` and ``built_pdf_zh`` (conftest) build the English and the Chinese PDF once per
-session, before the site; what holds for both is tested on both (``edition``). Every expectation
-here is read from the sources, the catalogs, the executed notebooks or the built site, never typed
-in by hand.
+``built_pdfs`` (conftest) gives the English and the Chinese PDF as ``make book`` builds them; what
+holds for both is tested on both (``edition``). Every expectation here is read from the sources,
+the catalogs, the executed notebooks or the built site, never typed in by hand.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ import subprocess
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 import yaml
@@ -26,36 +24,30 @@ from tests.helpers import HTML, PDF, PDF_ZH, page_text
 from tools import ROOT
 from tools.catalogs import CATALOGS, read
 
-if TYPE_CHECKING:
-    from tests.conftest import PdfBuild
-
 BUILD = PDF.parent.parent  # _build
 EXECUTED = BUILD / "jupyter_execute"
 A4_POINTS = (595.28, 841.89)
 SITES = {PDF: HTML, PDF_ZH: HTML / "zh"}  # the site that carries each edition's PDF
 
 
-def checked(build: PdfBuild) -> Path:
-    """The built PDF; the test skips without XeLaTeX and fails if the build did."""
-    if build.pdf is None and build.returncode == 0:
-        pytest.skip(f"PDF edition not built: {build.output} (make pdf lists the packages)")
-    assert build.pdf is not None, f"the PDF build failed:\n{build.output}"
+def checked(pdf: Path) -> Path:
+    """The built PDF, with the tools that read it; said once with its size."""
+    assert pdf.is_file(), f"{pdf} is missing: make book builds it"
     for tool in ("pdftotext", "pdfinfo", "pdfimages", "pdftohtml"):
         assert shutil.which(tool), f"{tool} missing: install poppler-utils"
-    size = build.pdf.stat().st_size / 1e6
-    print(f"\n{build.pdf.relative_to(ROOT)}: {pdf_info(build.pdf)['Pages']} pages, {size:.1f} MB, ", end="")
-    print(f"built in {build.seconds:.0f} s")
-    return build.pdf
+    size = pdf.stat().st_size / 1e6
+    print(f"\n{pdf.relative_to(ROOT)}: {pdf_info(pdf)['Pages']} pages, {size:.1f} MB")
+    return pdf
 
 
 @pytest.fixture(scope="module")
-def pdf(built_pdf) -> Path:
-    return checked(built_pdf)
+def pdf(built_pdfs) -> Path:
+    return checked(built_pdfs["en"])
 
 
 @pytest.fixture(scope="module")
-def pdf_zh(built_pdf_zh) -> Path:
-    return checked(built_pdf_zh)
+def pdf_zh(built_pdfs) -> Path:
+    return checked(built_pdfs["zh_CN"])
 
 
 @pytest.fixture(scope="module", params=["pdf", "pdf_zh"])
@@ -189,7 +181,7 @@ def test_the_makefile_and_config_name_the_same_pdf():
     assert re.search(rf"^PDF +:= {re.escape(str(PDF.relative_to(ROOT)))}$", makefile, re.M)
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_pdf_is_a4_with_a_sane_number_of_pages_and_no_blank_page(pdf):
     info = pdf_info(pdf)
     width, height = (float(x) for x in re.findall(r"[\d.]+", info["Page size"])[:2])
@@ -203,7 +195,7 @@ def test_pdf_is_a4_with_a_sane_number_of_pages_and_no_blank_page(pdf):
     assert not blank, f"pages without text (blank pages): {blank}"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_title_page_and_contents_come_first(pdf):
     title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
     assert norm(title) in norm(pages(pdf)[0])
@@ -212,7 +204,7 @@ def test_title_page_and_contents_come_first(pdf):
         assert norm(chapter.title) in contents(pdf), f"{chapter.title!r} not in the contents"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_pages_are_numbered_from_the_introduction_on(edition):
     first = outline(edition)[0][0]  # the first bookmark: the introduction, page 1
     unnumbered = [
@@ -223,7 +215,7 @@ def test_pages_are_numbered_from_the_introduction_on(edition):
     assert not unnumbered, f"pages whose footer lacks their page number: {unnumbered}"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_every_chapter_has_a_numbered_heading_and_a_bookmark_like_the_site(pdf, built_book):
     marks = outline(pdf)
     for chapter in chapters():
@@ -242,7 +234,7 @@ def test_every_chapter_has_a_numbered_heading_and_a_bookmark_like_the_site(pdf, 
     assert norm(root_title) in norm(pages(pdf)[0])
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_glued_numbers_are_printed_as_on_the_site(pdf, built_book):
     text = norm(" ".join(pages(pdf)))
     glued = glued_texts()
@@ -256,7 +248,7 @@ def test_glued_numbers_are_printed_as_on_the_site(pdf, built_book):
     assert f"settles at {val}" in text
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_no_unresolved_reference_raw_latex_or_missing_character(edition):
     text = prose(edition)  # code may print "??" or "\\sqrt" on purpose; prose never does
     assert "??" not in text, "an unresolved reference prints as ??"
@@ -273,7 +265,7 @@ def test_no_unresolved_reference_raw_latex_or_missing_character(edition):
     assert not problems, "\n".join(problems[:20])
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_nothing_runs_into_the_margin(edition):
     """Code wraps and tables fit: no line sticks out of its column by more than a few points."""
     log = edition.with_suffix(".log").read_text(encoding="utf-8", errors="replace")
@@ -288,7 +280,7 @@ def graphics(pdf: Path) -> list[str]:
     return re.findall(r"\\sphinxincludegraphics(?:\[[^]]*\])?\{\{([^}]+)\}", tex)
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_the_chinese_pdf_draws_its_figures_words_in_chinese(pdf, pdf_zh):
     """Every figure the English PDF shows, a chapter's drawing or an interactive figure's PNG,
     is redrawn in the Chinese PDF with its words translated: another image at each place, but
@@ -299,7 +291,7 @@ def test_the_chinese_pdf_draws_its_figures_words_in_chinese(pdf, pdf_zh):
     assert len(kept) == 2, f"figures drawn in English in the Chinese PDF: {kept}"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
     site_images, site_figures, numbers = 0, 0, []
     for chapter in chapters():
@@ -317,14 +309,14 @@ def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
     assert not missing, f"figures numbered on the site but not in the PDF: {missing}"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_the_pdf_has_a_math_font_when_the_site_shows_math(edition, built_book):
     has_math = any('class="math' in html_page(chapter.docname) for chapter in chapters())
     fonts = run("pdffonts", edition)
     assert not has_math or "LatinModernMath" in fonts, "the site shows math but the PDF has no math font"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_the_site_links_to_this_pdf(edition, built_book):
     """Each edition's site links to its own PDF: the Chinese site to the Chinese PDF."""
     site = SITES[edition]
@@ -335,7 +327,7 @@ def test_the_site_links_to_this_pdf(edition, built_book):
     assert (site / edition.name).read_bytes() == edition.read_bytes(), "the site carries this very PDF"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_exercise_solutions_follow_their_exercise(pdf):
     """Each exercise is printed, then its solution, before the next exercise starts, in every
     chapter that has exercises, in the book's order."""
@@ -354,7 +346,7 @@ def test_exercise_solutions_follow_their_exercise(pdf):
     assert [(kind, norm(t)) for kind, t in shown] == [(kind, norm(t)) for kind, t in expected]
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_bibliography_is_printed_once_at_the_end(pdf, built_book):
     labels = (
         r'<div class="citation"[^>]*>\s*<span class="label">'
@@ -380,7 +372,7 @@ def test_bibliography_is_printed_once_at_the_end(pdf, built_book):
 # ---------------------------------------------------------------------------- the Chinese edition
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_the_chinese_pdf_has_the_translated_title_and_contents(pdf_zh):
     root = yaml.safe_load((ROOT / "_toc.yml").read_text())["root"]
     title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
@@ -391,7 +383,7 @@ def test_the_chinese_pdf_has_the_translated_title_and_contents(pdf_zh):
         assert unspaced(translated) in listed, f"{translated!r} ({chapter.docname}) not in the contents"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_the_chinese_pdf_has_the_same_chapters_and_sections_as_the_english(pdf, pdf_zh):
     marks = outline(pdf_zh)
     assert len(marks) == len(outline(pdf)), "every part, chapter and section has one bookmark in each edition"
@@ -403,7 +395,7 @@ def test_the_chinese_pdf_has_the_same_chapters_and_sections_as_the_english(pdf, 
         assert unspaced(translated) in page, f"{translated!r}: heading not on its page"
 
 
-@pytest.mark.slow
+@pytest.mark.tex
 def test_the_chinese_pdf_uses_every_glossary_term(pdf_zh):
     terms = glossary_terms_zh()
     assert len(terms) > 20, f"the glossary's translated definitions open with their term in bold: {terms}"
