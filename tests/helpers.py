@@ -115,3 +115,21 @@ def figure_messages(page: str) -> list[str]:
     seen: list[str] = []
     map_texts(page, lambda text: seen.append(text) or text)
     return seen
+
+
+def shown_range(shown: str) -> tuple[float, float]:
+    """The numbers a value shown on a page as ``shown`` ("12.3", "1,024") may have been before
+    it was rounded to the digits shown."""
+    decimals = len(shown.partition(".")[2])
+    value, half = float(shown.replace(",", "")), 0.5 * 10**-decimals * (1 + 1e-9)  # and float error
+    return value - half, value + half
+
+
+def agrees_to_rounding(ratio: str, numerator: str, denominator: str, scale: float = 1.0) -> bool:
+    """Whether a ratio a page shows can be ``scale * numerator / denominator`` of two numbers it
+    shows, each of the three rounded to the digits shown."""
+    low, high = shown_range(ratio)
+    n_low, n_high = shown_range(numerator)
+    d_low, d_high = shown_range(denominator)
+    largest = scale * n_high / d_low if d_low > 0 else float("inf")
+    return low <= largest and scale * n_low / d_high <= high

@@ -60,8 +60,9 @@ TIMINGS = {
     # beyond-one-machine.md: one training step's median wall time in each precision
     "step time": re.compile(r"(float32|bfloat16 autocast): \d+\.\d ms a step"),
 }
-# Glued values that are wall-clock measurements (kv-cache.md's times and speed-ups, which its prose
-# reports) are named with this prefix: each must be glued in both executions, its value may differ.
+# Glued values that are wall-clock measurements (the times and ratios of them that kv-cache.md,
+# attention-cost.md and beyond-one-machine.md report in their prose) are named with this prefix:
+# each must be glued in both executions, its value may differ.
 TIMED_GLUE = "timed_"
 
 

@@ -1,8 +1,10 @@
 """What "What attention costs" shows, against what the package computes.
 
 The page's memory numbers come from the allocations the profiler records, the same on every run,
-so they must be the package's to the digit. Its times are not: the prose words them as slopes and
-ratios, and each claim is held here in a band wide enough for any x86 CPU, busy or not.
+so they must be the package's to the digit. Its times are not: the page reports what its build
+measured, in words that hold whatever that was, and each ratio it gives must agree with the times
+it comes from. What the times should be on the book's machine is a budget, held by
+``python -m benchmarks.attention_cost``, not by a test.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from selfattn.attention_cost import (
     tiled_attention,
 )
 from selfattn.runs import LADDER
-from tests.helpers import chapter, figure_alts, shows_source
+from tests.helpers import agrees_to_rounding, chapter, figure_alts, shows_source
 from tools import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.book
 
 PAGE = "attention-cost"
 C = LADDER["small-gpt"].config
@@ -43,9 +45,14 @@ def page(request):
 
 def number(text: str, pattern: str) -> float:
     """The number the page shows where ``pattern`` (a regex with one group) matches."""
+    return float(shown(text, pattern)[0].replace(",", ""))
+
+
+def shown(text: str, pattern: str) -> tuple[str, ...]:
+    """The numbers the page shows where ``pattern`` matches, as shown (one per group)."""
     found = re.search(pattern, text)
     assert found, f"the page does not say {pattern!r}"
-    return float(found.group(1).replace(",", ""))
+    return found.groups()
 
 
 def test_page_shows_the_packages_code(page):
@@ -99,22 +106,63 @@ def test_the_cpu_kernel_sdpa_calls_is_named(page):
     assert " ".join(kernels) in text, "the page lists them, one per line"
 
 
-def timings(text: str, label: str) -> list[float]:
-    """Each time the page prints as "<label>: 1.234 ms per forward", in page order."""
-    return [float(ms) for ms in re.findall(rf"(?<![\w']){label}: (\d+\.\d+) ms per forward", text)]
+def timings(text: str, label: str) -> list[str]:
+    """Each time the page prints as "<label>: 1.234 ms per forward", as shown, in page order."""
+    return re.findall(rf"(?<![\w']){label}: (\d+\.\d+) ms per forward", text)
 
 
-def test_the_times_the_page_prints_bear_out_its_words(page):
-    """At the small GPT's size (printed first) the fused call gains far less than at the try
-    cell's long context, and saves a small part of one forward; at the long context the tiled
-    loop beats the book's attention. The same bands as the chapter's own checks."""
+def test_the_prose_reports_the_times_at_long_contexts_as_measured(page):
+    """The slopes, the times at the longest context and the ratios, in words that hold whatever was
+    measured ("took ... times as long"); the ratio agrees with the two times, and the later
+    paragraphs and the summary repeat the same ratio."""
+    _, text = page
+    slopes = shown(
+        text,
+        r"Measured for this page, they are (\d+\.\d) for the book's attention, (\d+\.\d) for the "
+        r"fused call and (\d+\.\d) for the tiled version",
+    )
+    assert all(float(slope) > 0 for slope in slopes)
+    naive, sdpa, gain = shown(
+        text,
+        r"At the longest context the book's attention took (\d+\.\d) ms and the fused call "
+        r"(\d+\.\d) ms: the book's took (\d+\.\d) times as long",
+    )
+    assert agrees_to_rounding(gain, naive, sdpa), (gain, naive, sdpa)
+    assert shown(text, r"against (\d+\.\d) times at the longest context") == (gain,)
+    assert shown(text, r"the book's attention took (\d+\.\d) times as long as it at the longest context") == (
+        gain,
+    ), "the summary"
+    shortest, short, longest, long = shown(
+        text,
+        r"At the shortest context, (\d+) positions, it took (\d+\.\d\d) times as long as the book's "
+        r"attention; at the longest, ([\d,]+) positions, (\d+\.\d\d) times as long",
+    )
+    assert (int(shortest), int(longest.replace(",", ""))) == (LENGTHS[0], LENGTHS[-1])
+    assert float(short) > 0 and float(long) > 0
+
+
+def test_the_prose_reports_the_times_at_the_small_gpts_size_as_measured(page):
+    """At the small GPT's size the page prints the three times; the ratio and the two shares the
+    prose gives agree with them to the digits shown, and the summary repeats the ratio."""
     _, text = page
     naive, sdpa = timings(text, "the book's attention"), timings(text, "SDPA")
     (model,), tiled = timings(text, "the whole small GPT"), timings(text, "tiled")
     assert len(naive) == len(sdpa) == 2 and len(tiled) == 1, "the small GPT's size, then the try cell"
-    assert naive[0] / sdpa[0] < (naive[1] / sdpa[1]) / 2
-    assert C.n_layer * (naive[0] - sdpa[0]) / model < 0.4, "a small part of one forward"
-    assert naive[1] / sdpa[1] > 3 and tiled[0] < 0.8 * naive[1]
+    (gain,) = shown(
+        text, r"Per call, the book's attention took (\d+\.\d) times as long as the fused call here"
+    )
+    assert agrees_to_rounding(gain, naive[0], sdpa[0]), (gain, naive[0], sdpa[0])
+    layers, naive_share, sdpa_share = shown(
+        text,
+        r"one call per block, (\d+) in all, took (\d+)% of the time of one forward of the whole model; "
+        r"with the fused call, (\d+)%",
+    )
+    assert int(layers) == C.n_layer
+    scale = 100 * C.n_layer  # one call per block, in percent of one forward
+    assert agrees_to_rounding(naive_share, naive[0], model, scale), (naive_share, naive[0], model)
+    assert agrees_to_rounding(sdpa_share, sdpa[0], model, scale), (sdpa_share, sdpa[0], model)
+    summary = rf"and (\d+\.\d) times as long at the small GPT's {C.block_size} characters"
+    assert shown(text, summary) == (gain,), "the summary"
 
 
 def test_two_figures_each_described(page):
@@ -122,3 +170,4 @@ def test_two_figures_each_described(page):
     alts = figure_alts(path)
     assert len(alts) == 2 and all(len(alt) > 80 for alt in alts)
     assert any("slope 2" in alt for alt in alts) and any("slope 1" in alt for alt in alts)
+    assert any("milliseconds" in alt for alt in alts), "the timing figure"

@@ -1,11 +1,10 @@
 """What "Generating faster: the KV cache" shows, against what the package computes.
 
 The page must show the package's own source, the memory the package computes, the same ids with
-and without the cache, and timings that say what the prose says of them. Timings move with the
-machine and its load, so each is held to a band much wider than the noise measured on the book's
-two-core machine (one core, other work running): one step of the lecture-size model at context
-256 took 10 to 21 times less time with the cache over five executions (the bound here is 5), and
-the small GPT started from a full context wrote 1.0 times as fast with it (bounds 0.6 and 1.6).
+and without the cache, and the times its build measured. Times move with the machine and its
+load, so the prose reports them in words that hold whatever was measured, and each ratio it gives
+must agree with the times it comes from. What the cache should save on the book's machine is a
+budget, held by ``python -m benchmarks.kv_cache``, not by a test.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from selfattn import kv_cache
 from selfattn.kv_cache import GPT2_SMALL, cache_memory
 from selfattn.models import generate
 from selfattn.runs import LADDER
-from tests.helpers import chapter, figure_alts, included_objects, unshown_sources
+from tests.helpers import agrees_to_rounding, chapter, figure_alts, included_objects, unshown_sources
 from tools import ROOT
 
 PAGE = "kv-cache"
@@ -36,9 +35,14 @@ SHOWN = [
 
 def number(pattern: str, text: str) -> float:
     """The number the page shows where ``pattern`` (with one group) matches."""
+    return float(shown(pattern, text)[0].replace(",", ""))
+
+
+def shown(pattern: str, text: str) -> tuple[str, ...]:
+    """The numbers the page shows where ``pattern`` matches, as shown (one per group)."""
     match = re.search(pattern, text)
     assert match, f"not on the page: {pattern!r}"
-    return float(match.group(1).replace(",", ""))
+    return match.groups()
 
 
 def test_the_chapter_includes_only_what_the_package_defines():
@@ -49,12 +53,12 @@ def test_the_chapter_includes_only_what_the_package_defines():
     }
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_page_shows_the_package_source(built_book):
     assert unshown_sources(built_book, PAGE, SHOWN) == []
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_cache_writes_the_same_ids_on_the_page(built_book):
     _, text = chapter(built_book, PAGE)
     assert text.count("the same 200 ids: True") == 4, "the small GPT, every way of choosing"
@@ -63,7 +67,7 @@ def test_the_cache_writes_the_same_ids_on_the_page(built_book):
     assert "same scores as forward: True" in text and "positions cached: 8" in text
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_earlier_positions_are_reused_and_a_sliding_cache_is_not(built_book):
     _, text = chapter(built_book, PAGE)
     largest = number(r"largest change at the first 19 positions: ([\d.e+-]+)", text)
@@ -72,7 +76,7 @@ def test_the_earlier_positions_are_reused_and_a_sliding_cache_is_not(built_book)
     assert number(r"One of the probabilities moves by ([\d.]+)", text) > 0.01
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_memory_on_the_page_is_the_packages(built_book):
     _, text = chapter(built_book, PAGE)
     small, lecture = (cache_memory("gpt", LADDER[name].config) for name in ("small-gpt", "lecture"))
@@ -87,7 +91,7 @@ def test_the_memory_on_the_page_is_the_packages(built_book):
     assert "GPT-2 small 12 768 1024 72 KiB 72.0 MiB" in text, "the printed table"
 
 
-@pytest.mark.slow
+@pytest.mark.book
 def test_the_work_counted_on_the_page(built_book):
     _, text = chapter(built_book, PAGE)
     n = LADDER["lecture"].config.block_size
@@ -95,15 +99,26 @@ def test_the_work_counted_on_the_page(built_book):
     assert f"runs {(n + 1) / 2:.0f} times fewer positions" in text
 
 
-@pytest.mark.slow
-def test_the_timings_say_what_the_prose_says(built_book):
+@pytest.mark.book
+def test_the_prose_reports_the_timings_as_measured(built_book):
+    """One step of the lecture-size model at a full context, and the small GPT writing past its
+    context: the times and ratios the build measured, in words that hold whatever they were
+    ("took ... times as long"); each ratio agrees with the times it comes from."""
     path, text = chapter(built_book, PAGE)
-    step_without = number(r"generate takes ([\d.]+) ms for a new token", text)
-    step_with = number(r"the cached step ([\d.]+) ms", text)
-    step_ratio = number(r"the cache makes that step ([\d.]+) times faster", text)
-    assert step_without > 5 * step_with and step_ratio > 5, (
-        "one step of the lecture-size model at context 256"
+    n = LADDER["lecture"].config.block_size
+    without, with_cache, ratio = shown(
+        rf"At a full context of {n} positions, generate took (\d+\.\d) ms for a new token and the "
+        r"cached step (\d+\.\d) ms: the step without the cache took (\d+\.\d) times as long",
+        text,
     )
-    past = number(r"the cache is ([\d.]+) times as fast, which is to say about as fast", text)
-    assert 0.6 < past < 1.6, "past the small GPT's context both loops run the whole window"
-    assert any("ms" in alt or "milliseconds" in alt for alt in figure_alts(path)), "the timing figure"
+    assert agrees_to_rounding(ratio, without, with_cache), (ratio, without, with_cache)
+    summary = rf"at a full context of {n} positions, a step without the cache took (\d+\.\d) times as long"
+    assert shown(summary, text) == (ratio,), "the summary"
+    assert number(r"The cached step took (\d+\.\d) ms at context 1\.", text) > 0
+    n_new = 5 * LADDER["small-gpt"].config.block_size  # the loops start from a full context
+    plain_s = shown(rf"generate: {n_new} tokens in (\d+\.\d\d) s", text)[0]
+    cached_s, printed = shown(rf"with the cache: {n_new} tokens in (\d+\.\d\d) s, (\d+\.\d)x faster", text)
+    past = shown(r"Here generate took (\d+\.\d\d) times as long as the cached loop\.", text)[0]
+    assert agrees_to_rounding(past, plain_s, cached_s), (past, plain_s, cached_s)
+    assert abs(float(printed) - float(past)) <= 0.055 + 1e-9, "the printed ratio, rounded to 0.1"
+    assert any("milliseconds" in alt for alt in figure_alts(path)), "the timing figure"
