@@ -4,7 +4,7 @@
   what a visit to a page did (files fetched, requests blocked or failed, errors);
 - ``tools.serve``: a built site on a loopback port;
 - ``tools.page_weight``: what a first visit to each page downloads, against the budget;
-- ``tools.figure_page``: the interactive figures as notebook cells, and the same figures drawn here;
+- ``tools.figure_page``: the interactive figures drawn here, and as one executed notebook page;
 - ``tools.build``: ``jupyter-book build``, after ``tools.execute`` has run the chapters into the
   execution cache on every core;
 - ``tools.live``: ``make live``, the site with live code on a local Jupyter server;

@@ -33,13 +33,25 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"  # axe-core, as package-
 # What axe checks: WCAG 2.2 levels A and AA (with 2.0's and 2.1's), and its best practices.
 AXE_RULES = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
 SERIOUS = ("serious", "critical")  # the impacts a page may not have
-AXE_RUN = """async ([selector, tags, impacts]) => {
+# The rules Lighthouse's accessibility score weighs that axe rates moderate or minor: a page may
+# not break these either, so the crawl holds every page to what Lighthouse holds one page to.
+LIGHTHOUSE_RULES = (
+    "heading-order",
+    "skip-link",
+    "image-redundant-alt",
+    "aria-allowed-role",
+    "aria-deprecated-role",
+    "table-duplicate-name",
+    "form-field-multiple-labels",
+    "html-xml-lang-mismatch",
+)
+AXE_RUN = """async ([selector, tags, impacts, rules]) => {
     const elements = selector ? [...document.querySelectorAll(selector)].map((el) => [el]) : [];
     if (selector && !elements.length) return [];
     const options = {runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]};
     const result = await axe.run(selector ? {include: elements} : document, options);
     const where = (v) => v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join("; ");
-    return result.violations.filter((v) => impacts.includes(v.impact))
+    return result.violations.filter((v) => impacts.includes(v.impact) || rules.includes(v.id))
         .map((v) => `${v.id} (${v.impact}, ${v.nodes.length}): ${where(v)}`);
 }"""
 
@@ -109,11 +121,12 @@ def offline_context(browser, **options) -> tuple[object, Visit]:
 
 
 def accessibility_problems(page, within: str | None = None) -> list[str]:
-    """axe-core's serious and critical findings on ``page``, or only inside the elements that the
-    CSS selector ``within`` matches: one line per rule, naming its first few elements."""
+    """axe-core's serious and critical findings on ``page``, and those of ``LIGHTHOUSE_RULES``, or
+    only inside the elements that the CSS selector ``within`` matches: one line per rule, naming
+    its first few elements."""
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(AXE))
-    return page.evaluate(AXE_RUN, [within, AXE_RULES, list(SERIOUS)])
+    return page.evaluate(AXE_RUN, [within, AXE_RULES, list(SERIOUS), list(LIGHTHOUSE_RULES)])
 
 
 def settle(page) -> None:

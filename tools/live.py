@@ -6,7 +6,11 @@ the site, and prints its URL. The token lives only in memory: the pages fetch it
 server's address, from ``/_live/server.json``, which this process answers itself. It is never
 written to a file or printed.
 
-    .venv/bin/python -m tools.live [--port 8000] [--no-build]     # from the repository's root
+    .venv/bin/python -m tools.live [--port 8000] [--output DIR] [--no-build]   # from the repository's root
+
+With ``--no-build`` nothing is built: it serves the live build already in ``--output`` (by
+default ``_build/live``, the last one ``make live`` made), or one made elsewhere by
+``build_site``, such as the tests' one-chapter book.
 """
 
 from __future__ import annotations
@@ -123,13 +127,23 @@ def jupyter_server(origin: str, log: IO | None = None, timeout: float = 60) -> I
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=0, help="port for the site (default: any free port)")
-    parser.add_argument("--output", type=Path, default=ROOT / "_build" / "live", help="build folder")
-    parser.add_argument("--no-build", action="store_true", help="serve the last live build as it is")
+    parser.add_argument(
+        "--output", type=Path, default=ROOT / "_build" / "live", help="build folder (default: _build/live)"
+    )
+    parser.add_argument(
+        "--no-build",
+        action="store_true",
+        help="build nothing: serve the live build already in --output as it is",
+    )
     args = parser.parse_args(argv)
+    html = args.output / "_build" / "html"
+    if args.no_build and not (html / "index.html").is_file():
+        parser.error(f"--no-build: no live build in {args.output} (run once without --no-build)")
 
     for stop in (signal.SIGTERM, signal.SIGHUP):  # leave no server behind when killed
         signal.signal(stop, lambda *_: sys.exit(0))
-    html = args.output / "_build" / "html" if args.no_build else build_site(args.output)
+    if not args.no_build:
+        html = build_site(args.output)
     with serve(html, args.port) as site, jupyter_server(site.origin) as jupyter:
         site.point_at(jupyter.base_url, jupyter.token)
         print(f"\nThe book with live code: {site.origin}/\nPress Ctrl+C to stop.\n", flush=True)

@@ -1,9 +1,10 @@
 """The interactive figures in Debian's headless Chromium, with every request not to loopback aborted.
 
-A page built by Jupyter Book from the figure cells (tools.figure_page) shows every figure
-working; each control changes what it should (asserted on the DOM); a figure output inserted the
-way live code inserts it (scripts re-run, or not run at all) works too; the text stays legible in
-dark mode; no console errors. The same page built for LaTeX includes each one as a PNG.
+A page built by Jupyter Book from the figure cells (tools.figure_page), with the figures this
+session drew (``figure_cells``) as their outputs, shows every figure working; each control changes
+what it should (asserted on the DOM); a figure output inserted the way live code inserts it
+(scripts re-run, or not run at all) works too; the text stays legible in light and dark mode; no
+console errors. The same page built for LaTeX includes each one as a PNG.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
 import numpy as np
 import pytest
 import torch
@@ -30,16 +32,17 @@ from selfattn.sampling import Sampling
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN
 from tools import ROOT, live
 from tools.browser import offline_context, settle
-from tools.figure_page import page_source
+from tools.figure_page import notebook
 from tools.page_weight import figure_weight
 from tools.serve import SERVER_INFO, SiteServer, serve
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
-# The book's own live code (thebe through _ext/live_code.py), here pointed at a local server.
+# The book's own live code (thebe through _ext/live_code.py), here pointed at a local server. The
+# notebook comes executed (its outputs are the session's figures): Jupyter Book runs nothing.
 PAGE_CONFIG = f"""\
 title: Figures
-execute: {{execute_notebooks: force, timeout: 600}}
+execute: {{execute_notebooks: "off"}}
 repository: {{url: "https://github.com/selfattn-book/self-attention-from-scratch", branch: main}}
 launch_buttons: {{binderhub_url: "https://mybinder.org", thebe: true}}
 sphinx:
@@ -59,17 +62,20 @@ class FigurePage:
 
 
 @pytest.fixture(scope="module")
-def figure_page(tmp_path_factory) -> FigurePage:
+def figure_page(tmp_path_factory, figure_cells) -> FigurePage:
     """The figure cells as one page built by Jupyter Book (HTML and LaTeX), served on loopback.
 
-    The page has the book's live code, set to ask the site for a local Jupyter server.
+    Its outputs are the figures ``figure_cells`` drew, so the page's numbers are the ones the
+    tests compare against and its cells are executed once per session. The page has the book's
+    live code, set to ask the site for a local Jupyter server.
     """
+    _, figures = figure_cells
     folder = tmp_path_factory.mktemp("figures-page")
-    (folder / "figures.md").write_text(page_source(FIGURE_RUN, FIGURE_BIGRAM))
+    nbformat.write(notebook(FIGURE_RUN, FIGURE_BIGRAM, figures), folder / "figures.ipynb")
     (folder / "_config.yml").write_text(PAGE_CONFIG)
     jb = str(Path(sys.executable).with_name("jupyter-book"))
     common = [
-        str(folder / "figures.md"),
+        str(folder / "figures.ipynb"),
         "--path-output",
         str(folder),
         "--config",
@@ -580,10 +586,13 @@ def test_head_maps_show_each_heads_weights_and_read_out_a_row(page):
 
 
 def test_text_is_legible_in_light_and_dark_mode(page):
+    """One visit, the reader's colour scheme switched on it: the page follows it, and so does
+    every figure's text."""
     fig(page, "score-table").get_by_role("button", name="4. softmax").click()
     fig(page, "averaging").get_by_role("button", name="4. a @ b").click()
     for mode in ("light", "dark"):
-        page.evaluate(f"document.documentElement.dataset.theme = '{mode}'")
+        page.emulate_media(color_scheme=mode)
+        page.wait_for_function("(mode) => document.documentElement.dataset.theme === mode", arg=mode)
         background = page.eval_on_selector(".sa-fig", "(n) => getComputedStyle(n).backgroundColor")
         assert (mode == "dark") == (sum(map(int, re.findall(r"\d+", background)[:3])) < 150), background
         ratios = page.evaluate(CONTRASTS)

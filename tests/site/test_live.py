@@ -1,34 +1,40 @@
 """Live code in a real browser, with no internet.
 
 Debian's headless Chromium (never a downloaded browser) opens the bigram chapter. Every request
-that is not to loopback is aborted, with no exception: thebe comes from the site itself
-(``_thebe/``, which the build copies in from thebe's npm package). Two builds of the chapter:
+that is not to loopback is recorded and aborted, with no exception: thebe comes from the site
+itself (``_thebe/``, which the build copies in from thebe's npm package). Two builds of the chapter:
 
-- local mode (what ``make live`` serves): Live Code connects to a Jupyter server on 127.0.0.1,
-  with the network cut; the reader edits the hyperparameter cell, runs it and the plot cell after
-  it, sees a new loss and a new figure, then types a bad value and sees the package's one-line
-  message; the kernel runs torch on one thread;
+- local mode, served by what ``make live`` runs (``python -m tools.live``, run as a reader runs
+  it, here with ``--no-build``: the chapter's live build stands for the whole book's): Live Code
+  connects to its Jupyter server on 127.0.0.1, with the network cut; the reader edits the
+  hyperparameter cell, runs it and the plot cell after it, sees a new loss and a new figure, then
+  types a bad value and sees the package's one-line message; the kernel runs torch on one
+  thread; Ctrl+C stops the site and the server;
 - production mode (Binder): with the network blocked, the button retries once by itself, then
   says in plain words what went wrong and offers to try again, and the page throws no JavaScript
   exception.
 
-No page of either build, nor its live-code files, mentions unpkg.com. And ``make live`` itself, run
-as the README shows it, serves the book with a kernel and stops on Ctrl+C.
+With live code running, thebe is fetched from the site and nothing outside loopback is asked for
+but Binder (in production mode): no live-code file reaches a CDN (every page of both editions is
+checked in a browser the same way, in ``test_site.py``).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import unquote
@@ -41,9 +47,9 @@ from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from tests.helpers import reader_environment
 from tools import ROOT, live
 from tools.browser import accessibility_problems, offline_context, settle
-from tools.serve import serve
+from tools.serve import SERVER_INFO, serve
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.browser
 
 # The chapter alone (with the landing page): enough for live code, quick to build.
 TOC = "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/bigram\n"
@@ -74,9 +80,9 @@ def sites() -> dict[str, Path]:
     return {"production": production, "local": local}
 
 
-def open_chapter(context, server):
+def open_chapter(context, site_url: str):
     page = context.new_page()
-    page.goto(server.url("book/bigram.html"))
+    page.goto(site_url + "book/bigram.html")
     settle(page)
     return page
 
@@ -157,13 +163,10 @@ def reader_mistakes() -> list[tuple[str, str]]:
     return mistakes
 
 
-def test_no_page_and_no_live_code_file_refers_to_unpkg(sites):
+def test_the_build_copies_only_what_the_browser_loads_of_thebe(sites):
     for site in sites.values():
         assert (site / "_thebe" / "index.js").is_file(), "the build copies thebe into the site"
         assert not list((site / "_thebe").glob("*.map")), "only what the browser loads"
-        files = [*site.rglob("*.html"), site / "_static" / "live-code.js", *(site / "_thebe").iterdir()]
-        for path in files:
-            assert "unpkg.com" not in path.read_text(encoding="utf-8", errors="replace"), path
 
 
 def test_the_headers_binder_button_opens_the_chapter_in_jupyterlab(sites):
@@ -181,17 +184,124 @@ def test_live_kernels_import_the_package_first():
     assert re.search(r"^import selfattn\b", setup, flags=re.M), setup
 
 
-def test_reader_edits_hyperparameters_and_sees_new_results(sites, browser, tmp_path):
-    started = time.monotonic()
-    log_path = tmp_path / "jupyter.log"
-    with (
-        open(log_path, "w") as log,
-        serve(sites["local"]) as site,
-        live.jupyter_server(site.origin, log=log) as jupyter,
-    ):
-        site.point_at(jupyter.base_url, jupyter.token)
+@pytest.mark.parametrize(
+    ("serve_thebe", "message"),
+    [
+        (True, "Could not reach Binder (mybinder.org). Check your internet connection"),
+        (False, "Could not load the live-code library from this site. Check your internet connection"),
+    ],
+    ids=["binder-unreachable", "thebe-unreachable"],
+)
+def test_production_page_offline_says_what_went_wrong(sites, browser, serve_thebe, message):
+    with serve(sites["production"]) as site:
         context, visit = offline_context(browser)
-        page = open_chapter(context, site)
+        thebe_refused = []
+        if not serve_thebe:  # as if the site's copy of thebe could not be fetched
+
+            def refuse(route) -> None:
+                thebe_refused.append(route.request.url)
+                route.abort()
+
+            context.route("**/_thebe/**", refuse)
+        page = open_chapter(context, site.url())
+        config = json.loads(page.locator("#live-code-config").text_content())
+        repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
+        assert config["serverInfo"] == "", "the production build uses Binder"
+        assert repository["url"].endswith("/" + config["binder"]["repo"])
+        assert config["binder"]["ref"] == repository["branch"]
+        button = page.locator(".live-code-button")
+        assert button.get_attribute("data-state") == "idle"
+
+        # The theme's own "Live Code" entry (launch menu in the header) starts it too.
+        page.locator(".dropdown-launch-buttons button").first.click()
+        page.locator(".btn-launch-thebe").click()
+        assert wait_for_state(page, {"failed", "ready"}, LAUNCH_TIMEOUT_MS) == "failed"
+        assert message in button.inner_text()
+        assert "click to try again" in button.inner_text()
+        assert button.is_enabled()
+        # A failed connection is retried once by itself before the reader is told; a missing
+        # library is not (it is the site's own file).
+        assert button.get_attribute("data-retried") == ("true" if serve_thebe else None)
+
+        assert button.get_attribute("data-attempt") == "1"
+        button.click()  # try again: it launches afresh and fails the same readable way
+        page.wait_for_function(
+            "() => { const b = document.querySelector('.live-code-button');"
+            " return b.dataset.attempt === '2' && b.dataset.state === 'failed'; }",
+            timeout=LAUNCH_TIMEOUT_MS,
+        )
+        assert message in button.inner_text()
+
+        if serve_thebe:
+            assert any(url.endswith("/_thebe/index.js") for url in visit.fetched), "thebe came from the site"
+            assert any("mybinder.org" in url for url in visit.blocked), visit.blocked
+            assert not [url for url in visit.blocked if "mybinder.org" not in url], visit.blocked
+        else:
+            assert thebe_refused and all("/_thebe/" in url for url in thebe_refused), thebe_refused
+            assert visit.blocked == [], visit.blocked
+        assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
+        context.close()
+
+
+@contextlib.contextmanager
+def make_live(output: Path) -> Iterator[tuple[str, subprocess.Popen, list[str]]]:
+    """What ``make live`` runs, ``python -m tools.live``, started from the repository's root as a
+    reader's terminal starts it, serving the live build in ``output`` as it is (``--no-build``):
+    its URL, its process, and the lines it prints (the Jupyter server's log among them). Leaving
+    the block presses Ctrl+C."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tools.live", "--output", str(output), "--no-build"],
+        cwd=ROOT,
+        env=reader_environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,  # its own process group, as a terminal's job
+        # and, as a terminal's foreground job, Ctrl+C not ignored, even where this test's own
+        # runner was started in the background (which ignores SIGINT, and children inherit it)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    lines: list[str] = []
+    try:
+        found = None
+        for line in process.stdout:
+            lines.append(line)
+            found = re.search(r"The book with live code: (http://127\.0\.0\.1:\d+/)", line)
+            if found:
+                break
+        assert found, "tools.live ended without serving:\n" + "".join(lines[-60:])
+        # A terminal reads all it prints: so does this test, or the Jupyter server's log, which
+        # goes to the same pipe, could fill it and stop the server mid-write, Ctrl+C or not.
+        threading.Thread(target=lines.extend, args=(process.stdout,), daemon=True).start()
+        yield found.group(1), process, lines
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)  # Ctrl+C in the reader's terminal
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
+
+
+def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites, browser):
+    """``make live``'s command serves the chapter's live build (``sites``, made by the same
+    ``live.build_site`` that ``make live`` builds the whole book with) with a local kernel and the
+    network cut. The reader presses Live Code, edits the hyperparameter cell, runs it and the plot
+    cell after it, sees a new loss and a new figure, types mistakes and sees the package's
+    one-line messages; the kernel runs torch on one thread. Ctrl+C then stops the site and the
+    Jupyter server, and the token was never printed."""
+    assert "`make live`" in (ROOT / "README.md").read_text(encoding="utf-8")
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^live:[^\n]*\n\t\$\(BIN\)/python -m tools\.live\n", makefile, re.M), (
+        "make live runs tools.live, which builds the whole book, with no options"
+    )
+    started = time.monotonic()
+    with make_live(sites["local"].parent.parent) as (url, process, lines):
+        with urllib.request.urlopen(url + SERVER_INFO, timeout=10) as answer:  # as the pages ask
+            token = json.load(answer)["token"]
+        context, visit = offline_context(browser)
+        page = open_chapter(context, url)
         hyper = hyperparameter_cell(page)
         built_output = page.locator("div.cell", has_text=HYPERPARAMETERS).locator(".cell_output").inner_text()
         built_val = float(re.search(r"val loss (\d+\.\d+)", built_output).group(1))
@@ -251,125 +361,21 @@ def test_reader_edits_hyperparameters_and_sees_new_results(sites, browser, tmp_p
 
         assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
         assert visit.blocked == [], f"live code asked for outside files: {visit.blocked}"
-        assert any(url.endswith("/_thebe/index.js") for url in visit.fetched), "thebe came from the site"
+        assert any(file.endswith("/_thebe/index.js") for file in visit.fetched), "thebe came from the site"
         context.close()
-    log = log_path.read_text()
-    assert "Kernel started" in log
-    assert jupyter.token not in log, "the token never appears in the server's log"
-    for page_file in sites["local"].rglob("*.html"):
-        assert jupyter.token not in page_file.read_text(encoding="utf-8")
-    total = time.monotonic() - started
-    print(f"\nlive code ready {launched - started:.1f} s after the servers started; whole test {total:.1f} s")
-
-
-@pytest.mark.parametrize(
-    ("serve_thebe", "message"),
-    [
-        (True, "Could not reach Binder (mybinder.org). Check your internet connection"),
-        (False, "Could not load the live-code library from this site. Check your internet connection"),
-    ],
-    ids=["binder-unreachable", "thebe-unreachable"],
-)
-def test_production_page_offline_says_what_went_wrong(sites, browser, serve_thebe, message):
-    with serve(sites["production"]) as site:
-        context, visit = offline_context(browser)
-        thebe_refused = []
-        if not serve_thebe:  # as if the site's copy of thebe could not be fetched
-
-            def refuse(route) -> None:
-                thebe_refused.append(route.request.url)
-                route.abort()
-
-            context.route("**/_thebe/**", refuse)
-        page = open_chapter(context, site)
-        config = json.loads(page.locator("#live-code-config").text_content())
-        repository = yaml.safe_load((ROOT / "_config.yml").read_text())["repository"]
-        assert config["serverInfo"] == "", "the production build uses Binder"
-        assert repository["url"].endswith("/" + config["binder"]["repo"])
-        assert config["binder"]["ref"] == repository["branch"]
-        button = page.locator(".live-code-button")
-        assert button.get_attribute("data-state") == "idle"
-
-        # The theme's own "Live Code" entry (launch menu in the header) starts it too.
-        page.locator(".dropdown-launch-buttons button").first.click()
-        page.locator(".btn-launch-thebe").click()
-        assert wait_for_state(page, {"failed", "ready"}, LAUNCH_TIMEOUT_MS) == "failed"
-        assert message in button.inner_text()
-        assert "click to try again" in button.inner_text()
-        assert button.is_enabled()
-        # A failed connection is retried once by itself before the reader is told; a missing
-        # library is not (it is the site's own file).
-        assert button.get_attribute("data-retried") == ("true" if serve_thebe else None)
-
-        assert button.get_attribute("data-attempt") == "1"
-        button.click()  # try again: it launches afresh and fails the same readable way
-        page.wait_for_function(
-            "() => { const b = document.querySelector('.live-code-button');"
-            " return b.dataset.attempt === '2' && b.dataset.state === 'failed'; }",
-            timeout=LAUNCH_TIMEOUT_MS,
-        )
-        assert message in button.inner_text()
-
-        if serve_thebe:
-            assert any("mybinder.org" in url for url in visit.blocked), visit.blocked
-            assert not [url for url in visit.blocked if "mybinder.org" not in url], visit.blocked
-        else:
-            assert thebe_refused and all("/_thebe/" in url for url in thebe_refused), thebe_refused
-        assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
-        context.close()
-
-
-def test_make_live_serves_the_book_with_a_kernel_and_stops_on_ctrl_c(built_book, browser):
-    """``make live`` as the README shows it, from the repository's root: it builds, serves, prints
-    the URL; the chapter's live code reaches the kernel; Ctrl+C stops the site and the server."""
-    assert "`make live`" in (ROOT / "README.md").read_text(encoding="utf-8")
-    process = subprocess.Popen(
-        ["make", "live"],
-        cwd=ROOT,
-        env=reader_environment(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,  # its own process group, as a terminal's job
-        # and, as a terminal's foreground job, Ctrl+C not ignored, even where this test's own
-        # runner was started in the background (which ignores SIGINT, and children inherit it)
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )
-    lines: list[str] = []
-    try:
-        for line in process.stdout:
-            lines.append(line)
-            found = re.search(r"The book with live code: (http://127\.0\.0\.1:\d+/)", line)
-            if found:
-                break
-        assert found, "make live ended without serving:\n" + "".join(lines[-60:])
-        url = found.group(1)
-        # A terminal reads all it prints: so does this test, or the Jupyter server's log, which
-        # goes to the same pipe, could fill it and stop the server mid-write, Ctrl+C or not.
-        threading.Thread(target=lines.extend, args=(process.stdout,), daemon=True).start()
-        context, visit = offline_context(browser)
-        page = context.new_page()
-        page.goto(url + "book/bigram.html")
-        page.locator(".live-code-button").click()
-        state = wait_for_state(page, {"ready", "failed"}, LAUNCH_TIMEOUT_MS)
-        assert state == "ready", page.locator(".live-code-button").inner_text()
-        init = page.locator("div.cell.tag_thebe-init")
-        assert "65 distinct symbols" in init.locator(STDOUT).inner_text(), "the thebe-init cell ran live"
-        assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
-        context.close()
-    finally:
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl+C in the reader's terminal
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            raise
     with pytest.raises(ProcessLookupError):
-        os.killpg(process.pid, 0)  # nothing of make live's own process group is left
+        os.killpg(process.pid, 0)  # nothing of its own process group is left
     with pytest.raises(OSError):
         urllib.request.urlopen(url, timeout=5)
     origin = f"--ServerApp.allow_origin={url.rstrip('/')}"
     assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if origin in _read(p)], "the Jupyter server"
+    log = "".join(lines)
+    assert "Kernel started" in log
+    assert token not in log, "the token is never printed, nor in the server's log"
+    for page_file in sites["local"].rglob("*.html"):
+        assert token not in page_file.read_text(encoding="utf-8")
+    total = time.monotonic() - started
+    print(f"\nlive code ready {launched - started:.1f} s after make live started; whole test {total:.1f} s")
 
 
 def _read(cmdline: Path) -> str:
