@@ -9,7 +9,7 @@ thebe is served by the site itself, not by a CDN: ``npm ci`` installs the versio
 ``package.json`` pins into ``node_modules/thebe`` (git-ignored), checked against the integrity
 hash in ``package-lock.json``, and every HTML build copies its scripts and styles (not the source
 maps or type declarations) into the site's ``_thebe/`` folder when the build has finished.
-Nothing of thebe is committed; without it the HTML build stops and says to run ``npm ci``.
+Nothing of thebe is committed; without it the HTML build stops and says to run ``make install``.
 
 Configuration (``_config.yml`` under ``sphinx: config:``):
 

@@ -7,7 +7,8 @@ book is built, so it is a ``devDependency``, like the linters. Each is at an exa
 ``package-lock.json`` records each package's integrity hash, which ``npm ci`` checks; ``make`` runs
 ``npm ci`` whenever the lock is newer than ``node_modules/``. Nothing of them is committed.
 ``package.json`` is the one place that names each version: a build that finds another version
-installed, or none, stops and says to run ``npm ci``.
+installed, or none, stops and says to run ``make install``, which runs ``npm ci`` as the lock
+needs it (the npm of the Python lock's Node.js wheel, no install scripts).
 """
 
 from __future__ import annotations
@@ -31,12 +32,13 @@ def npm_dependency(name: str, root: Path = ROOT) -> Path:
     manifest = folder / "package.json"
     if not manifest.is_file():
         raise RuntimeError(
-            f"{name} {version} is not installed in {folder}: run `npm ci` in {root} "
+            f"{name} {version} is not installed in {folder}: run `make install` in {root} "
             "(make book and make test run it)"
         )
     installed = json.loads(manifest.read_text(encoding="utf-8"))["version"]
     if installed != version:
         raise RuntimeError(
-            f"{folder} holds {name} {installed}, but package.json pins {version}: run `npm ci` in {root}"
+            f"{folder} holds {name} {installed}, but package.json pins {version}: "
+            f"run `make install` in {root}"
         )
     return folder

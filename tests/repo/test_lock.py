@@ -95,15 +95,15 @@ def test_package_lock_leaves_out_thebes_own_dependencies():
     assert all(entry["integrity"].startswith("sha512-") for entry in downloaded), "npm checks each download"
 
 
-def test_a_missing_or_other_npm_package_stops_the_build_naming_npm_ci(tmp_path):
+def test_a_missing_or_other_npm_package_stops_the_build_naming_make_install(tmp_path):
     (tmp_path / "package.json").write_text(json.dumps({"dependencies": {"thebe": "0.9.3"}}))
-    with pytest.raises(RuntimeError, match=r"thebe 0\.9\.3 is not installed .*run `npm ci`"):
+    with pytest.raises(RuntimeError, match=r"thebe 0\.9\.3 is not installed .*run `make install`"):
         npm_dependency("thebe", tmp_path)
     installed = tmp_path / "node_modules" / "thebe"
     installed.mkdir(parents=True)
     (installed / "package.json").write_text(json.dumps({"name": "thebe", "version": "0.9.2"}))
     with pytest.raises(
-        RuntimeError, match=r"holds thebe 0\.9\.2, but package\.json pins 0\.9\.3: run `npm ci`"
+        RuntimeError, match=r"holds thebe 0\.9\.2, but package\.json pins 0\.9\.3: run `make install`"
     ):
         npm_dependency("thebe", tmp_path)
     (installed / "package.json").write_text(json.dumps({"name": "thebe", "version": "0.9.3"}))

