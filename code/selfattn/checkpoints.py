@@ -2,7 +2,7 @@
 
 ``train(..., save_to=folder)`` writes ``folder/checkpoint.pt`` after every
 evaluation: the model, the optimizer, the config, the history so far and the state
-of every random generator the run draws from (batches, evaluation batches, dropout).
+of every random generator the run draws from (its batches, and dropout's).
 A run resumed from it takes exactly the steps the uninterrupted run would have taken.
 The file is replaced atomically, so a run stopped at any moment leaves the last
 whole checkpoint behind.
@@ -47,12 +47,12 @@ def save(
     optimizer: torch.optim.Optimizer,
     config: TrainConfig,
     history: dict,
-    generators: tuple[torch.Generator, torch.Generator],
+    batches: torch.Generator,
 ) -> None:
     """Replace the folder's checkpoint, atomically, with the run as it stands after ``step`` steps.
 
-    ``history`` is the run's history so far (as a dict); ``generators`` its batch and evaluation
-    generators.
+    ``history`` is the run's history so far (as a dict); ``batches`` the generator its training
+    batches come from (an evaluation seeds its own: ``training.evaluation_generator``).
     """
     device = next(model.parameters()).device
     checkpoint = Checkpoint(
@@ -62,7 +62,7 @@ def save(
         model.state_dict(),
         optimizer.state_dict(),
         history,
-        random_states(*generators, device),
+        random_states(batches, device),
     )
     save_atomically(asdict(checkpoint), path_in(folder))
 
@@ -71,7 +71,7 @@ def restore(
     checkpoint: Checkpoint,
     model: torch.nn.Module,
     optimizer: torch.optim.Optimizer,
-    generators: tuple[torch.Generator, torch.Generator],
+    batches: torch.Generator,
 ) -> None:
     """Put the model, the optimizer and every random generator back as ``checkpoint`` holds them.
 
@@ -81,17 +81,15 @@ def restore(
     model.load_state_dict(checkpoint.model)
     optimizer.load_state_dict(checkpoint.optimizer)
     device = next(model.parameters()).device
-    batches, evaluation = generators
     batches.set_state(checkpoint.generators["batches"])
-    evaluation.set_state(checkpoint.generators["evaluation"])
     torch.set_rng_state(checkpoint.generators["dropout"])
     if device.type == "cuda":
         torch.cuda.set_rng_state(checkpoint.generators["dropout_cuda"], device)
 
 
-def random_states(batches: torch.Generator, evaluation: torch.Generator, device: torch.device) -> dict:
-    """The state of every generator a run draws from: its two batch generators, and dropout's."""
-    states = {"batches": batches.get_state(), "evaluation": evaluation.get_state()}
+def random_states(batches: torch.Generator, device: torch.device) -> dict:
+    """The state of every generator a run draws from: its batch generator, and dropout's."""
+    states = {"batches": batches.get_state()}
     states["dropout"] = torch.get_rng_state()  # dropout draws from torch's global generator
     if device.type == "cuda":
         states["dropout_cuda"] = torch.cuda.get_rng_state(device)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
@@ -13,7 +14,7 @@ import torch.nn as nn
 from selfattn import cache, checkpoints
 from selfattn.batches import get_batch
 from selfattn.checkpoints import Checkpoint
-from selfattn.config import LARGEST_SEED, TrainConfig
+from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.engine import BOOK, Engine
 from selfattn.errors import ConfigError
@@ -133,6 +134,17 @@ def estimate_loss(
     return total / rows
 
 
+def evaluation_generator(seed: int, step: int) -> torch.Generator:
+    """The generator an evaluation at ``step`` of a run seeded ``seed`` draws its batches from.
+
+    Seeded from a hash of the two alone, so a run evaluated at fewer steps, or with another
+    ``eval_interval``, makes the same estimate at a step it shares, and two runs with one seed
+    are scored on the same batches.
+    """
+    digest = hashlib.blake2b(f"evaluation {seed} {step}".encode(), digest_size=8).digest()
+    return torch.Generator().manual_seed(int.from_bytes(digest, "little"))
+
+
 def train(
     model: nn.Module,
     train_data: torch.Tensor,
@@ -146,9 +158,10 @@ def train(
     """Train ``model`` with AdamW for ``config.max_iters`` steps.
 
     Both splits are evaluated every ``eval_interval`` steps and after the last
-    one. Training and evaluation batches come from two generators seeded from
-    ``config.seed``, so the same config gives the same numbers, and changing how
-    often or how long the run is evaluated leaves the training batches alone.
+    one. Training batches come from a generator seeded from ``config.seed``, and each
+    evaluation's from one seeded from the seed and the step (``evaluation_generator``),
+    so the same config gives the same numbers, and how often the run is evaluated
+    changes neither its training nor its estimate at any step it evaluates.
     With ``save_to`` (a folder) the run saves a checkpoint after every evaluation
     (``selfattn.checkpoints``); from ``resume``, such a checkpoint, it goes on as if
     it had never stopped. ``engine`` says how the steps compute (``selfattn.engine``).
@@ -172,13 +185,12 @@ def _train(
     engine: Engine,
 ) -> History:
     generator = torch.Generator().manual_seed(config.seed)
-    eval_generator = torch.Generator().manual_seed((config.seed + 1) % (LARGEST_SEED + 1))
     optimizer = make_optimizer(model, config)
     net, world = engine.prepare(model, config.seed), engine.world  # net: what the steps call
     device = next(model.parameters()).device
     history, start = History(), 0
     if resume is not None:  # go on where the checkpoint stopped
-        checkpoints.restore(resume, model, optimizer, (generator, eval_generator))
+        checkpoints.restore(resume, model, optimizer, generator)
         history, start = History(**resume.history), resume.step
     started = time.perf_counter()
     forecast = Forecast(start, config.max_iters, config.eval_interval)  # says it if a run is long
@@ -186,13 +198,12 @@ def _train(
     def evaluate(step: int) -> None:
         began = time.perf_counter()
         history.steps.append(step)
-        history.train_loss.append(estimate_loss(model, train_data, config, eval_generator))
-        history.val_loss.append(estimate_loss(model, val_data, config, eval_generator))
+        batches = evaluation_generator(config.seed, step)
+        history.train_loss.append(estimate_loss(model, train_data, config, batches))
+        history.val_loss.append(estimate_loss(model, val_data, config, batches))
         if save_to is not None and world.main:
             so_far = replace(history, seconds=history.seconds + time.perf_counter() - started)
-            checkpoints.save(
-                save_to, step, model, optimizer, config, asdict(so_far), (generator, eval_generator)
-            )
+            checkpoints.save(save_to, step, model, optimizer, config, asdict(so_far), generator)
         forecast.evaluated(time.perf_counter() - began)  # a checkpoint's save counts with it
 
     model.train()

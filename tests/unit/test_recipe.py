@@ -26,6 +26,7 @@ from selfattn.runs import (
     Rung,
     ablation,
     book_runs,
+    read_at_end,
     seed_spread,
 )
 
@@ -164,7 +165,8 @@ def test_the_ablation_switches_on_one_part_at_a_time_over_the_layernorm_rung():
         changed = {
             f.name for f in fields(TrainConfig) if getattr(config, f.name) != getattr(layernorm, f.name)
         }
-        assert changed == set(settings), part
+        assert changed == {*settings, "eval_interval"}, part
+        assert config == read_at_end(replace(layernorm, **settings)), "only its final loss is read"
     whole = runs["whole recipe, seed 1337"].config
     assert all(getattr(whole, name) == value for name, value in RECIPE.items())
     seeds = {name.split(", seed ")[0]: [] for name in runs}
@@ -192,16 +194,25 @@ def test_the_book_trains_each_run_once():
 
 
 def test_the_seed_spread_repeats_each_rung_with_only_its_seed_changed():
-    """What the ladder's table sets each gain against: the same rungs, three seeds each."""
+    """What the ladder's table sets each gain against: the same rungs, three seeds each, the other
+    seeds read at their end only."""
     spread, runs = seed_spread(), book_runs()
     assert len(spread) == len(SPREAD_RUNGS) * len(SEEDS)
     for name in SPREAD_RUNGS:
         rung = LADDER.get(name) or Rung("attention", ATTENTION, "")
-        for seed in SEEDS:
-            run = spread[f"{name}, seed {seed}"]
-            assert (run.kind, run.config) == (rung.kind, replace(rung.config, seed=seed))
         assert spread[f"{name}, seed {SEEDS[0]}"].config == rung.config
+        for seed in SEEDS[1:]:
+            run = spread[f"{name}, seed {seed}"]
+            assert (run.kind, run.config) == (rung.kind, read_at_end(replace(rung.config, seed=seed)))
     assert {(r.kind, r.config) for r in spread.values()} <= {(r.kind, r.config) for r in runs.values()}
+
+
+def test_a_run_read_at_its_end_is_evaluated_at_its_ends_only():
+    """(That how often a run is evaluated leaves its training alone, test_training holds.)"""
+    config = read_at_end(short(GPT))
+    data = torch.randint(0, V, (2000,), generator=torch.Generator().manual_seed(0))
+    history = train(make_model("gpt", V, config), data, data, config)
+    assert history.steps == [0, config.max_iters] and len(history.batch_loss) == config.max_iters
 
 
 def test_the_recipe_is_nanogpts_for_tiny_shakespeare_at_three_times_the_ladders_rate():

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 import torch
 
 from selfattn import TrainConfig, estimate_loss, make_model, threads, train
 from selfattn.threads import SMALL_WORK
+from selfattn.training import evaluation_generator
 
 SHORT = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=100, eval_iters=20)
 
@@ -35,8 +37,33 @@ def test_the_same_config_gives_the_same_losses(corpus):
 
 def test_evaluation_settings_do_not_change_training(corpus):
     _, a = run(corpus)
-    _, b = run(corpus, config=TrainConfig(**{**SHORT.__dict__, "eval_interval": 50, "eval_iters": 5}))
+    _, b = run(corpus, config=replace(SHORT, eval_interval=50, eval_iters=5))
     assert a.batch_loss == b.batch_loss
+
+
+def estimates(history) -> dict[int, tuple[float, float]]:
+    """Each evaluated step's (train, val) estimate."""
+    return dict(zip(history.steps, zip(history.train_loss, history.val_loss, strict=True), strict=True))
+
+
+def test_how_often_a_run_is_evaluated_leaves_its_estimates_alone(corpus):
+    """What lets the book read a run's final loss from one evaluated at its ends only."""
+    _, a = run(corpus)
+    _, b = run(corpus, config=replace(SHORT, eval_interval=50))
+    _, ends = run(corpus, config=replace(SHORT, eval_interval=SHORT.max_iters))
+    assert (a.steps, b.steps, ends.steps) == ([0, 100, 200], [0, 50, 100, 150, 200], [0, 200])
+    some, every, at_ends = (estimates(h) for h in (a, b, ends))
+    assert all(every[s] == some[s] for s in some)
+    assert at_ends == {s: some[s] for s in at_ends}
+
+
+def test_two_runs_with_one_seed_are_scored_on_the_same_batches(corpus):
+    """Evaluation draws from the seed and the step alone: a model's estimate does not depend on
+    which other run it is compared with, or in which order they were trained."""
+    model, history = run(corpus)
+    batches = evaluation_generator(SHORT.seed, SHORT.max_iters)  # the train split's, then the val's
+    again = [estimate_loss(model, split, SHORT, batches) for split in (corpus.train, corpus.val)]
+    assert again == pytest.approx([history.final_train, history.final_val], abs=1e-6)
 
 
 def test_progress_callback_sees_every_step(corpus):
