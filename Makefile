@@ -20,8 +20,8 @@ help:
 # librsvg2-bin: the Chinese edition draws its figures' translated words with rsvg-convert).
 # make test: those too (it builds and reads the PDF), and Chromium for the browser tests
 # (tools/browser.py; SELFATTN_CHROMIUM overrides its path). npm comes with the Python packages.
-PDF       := _build/latex/self-attention-from-scratch.pdf
-PDF_ZH    := _build/zh_CN/_build/latex/self-attention-from-scratch.pdf
+PDF       := _build/pdf-en/_build/latex/self-attention-from-scratch.pdf
+PDF_ZH    := _build/pdf-zh_CN/_build/latex/self-attention-from-scratch.pdf
 TEX_DEBS  := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils librsvg2-bin
 TEST_DEBS := $(TEX_DEBS) chromium
 CHROMIUM  := $(or $(SELFATTN_CHROMIUM),/usr/bin/chromium)
@@ -96,7 +96,7 @@ else
 endif
 
 ## pdf: build the PDF editions alone, both named self-attention-from-scratch.pdf: the English in
-## _build/latex, the Chinese in _build/zh_CN/_build/latex
+## _build/pdf-en/_build/latex, the Chinese in _build/pdf-zh_CN/_build/latex
 pdf: tex-check $(INSTALL)
 	$(EXECUTE)
 	$(SIDE_BY_SIDE) pdf-en pdf-zh

@@ -1,7 +1,7 @@
 """The PDF edition on the site: copy the built PDF into the HTML output and link to it.
 
-``make pdf`` leaves the book's PDF at ``<_build>/latex/<targetname>.pdf``. An HTML build has a PDF
-edition when it finds that file next to its own output folder (``<_build>/html``), or when
+``make pdf`` leaves each edition's PDF at ``_build/pdf-<language>/_build/latex/<targetname>.pdf``
+(``tools.built_pdf``). An HTML build has a PDF edition when it finds its language's file, or when
 ``SELFATTN_PDF_EDITION=1`` says that one is built after it: ``make book`` builds the sites first,
 so that they need not wait for LaTeX, and copies each PDF into its site when it is built. Then
 this extension
@@ -13,9 +13,8 @@ this extension
 The role ``{pdf-edition}`text``` links to that copy from any page. Without a PDF edition the tag
 stays unset: the site builds as before and never links to a file it does not contain.
 
-Jupyter Book sets ``latex_documents`` (the PDF's name) only after Sphinx has started, so the tag
-is set when Sphinx looks for outdated pages; pages that use the role are read again whenever the
-PDF appears or disappears, so their HTML follows.
+The tag is set when Sphinx looks for outdated pages; pages that use the role are read again
+whenever the PDF appears or disappears, so their HTML follows.
 """
 
 from __future__ import annotations
@@ -29,14 +28,15 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
+from tools import built_pdf as edition
+
 TAG = "pdf_edition"
 BUILT_AFTER = "SELFATTN_PDF_EDITION"  # "1": the PDF is built after this site and copied into it
 
 
 def built_pdf(app: Sphinx) -> Path:
-    """Where this build's LaTeX twin leaves the PDF (``latex_documents`` names the file)."""
-    name = Path(app.config.latex_documents[0][1]).with_suffix(".pdf").name
-    return Path(app.outdir).parent / "latex" / name
+    """Where ``make pdf`` leaves the PDF edition in this build's language."""
+    return edition(app.config.language or "en")
 
 
 def _set_tag(app: Sphinx, env: BuildEnvironment, added: set, changed: set, removed: set) -> list[str]:

@@ -10,20 +10,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
 from packaging.utils import canonicalize_name
 
 from _ext.katex_math import node_binary
 from _ext.translation.figure_words import map_texts
 from selfattn import TrainConfig
-from tools import ROOT
+from tools import ROOT, built_pdf
 
 HTML = ROOT / "_build" / "html"
-# The PDF edition's file name comes from _config.yml (latex_documents: targetname).
-PDF_NAME = yaml.safe_load((ROOT / "_config.yml").read_text())["latex"]["latex_documents"]["targetname"]
-PDF = ROOT / "_build" / "latex" / Path(PDF_NAME).with_suffix(".pdf").name
-# The Chinese edition's, built beside its site (python -m tools.build --language zh_CN).
-PDF_ZH = ROOT / "_build" / "zh_CN" / "_build" / "latex" / PDF.name
+# The PDF editions, where make pdf builds them (tools.build_pdf).
+PDF, PDF_ZH = built_pdf("en"), built_pdf("zh_CN")
 
 # The page of the interactive figures (tools.figure_page) as the figure tests build it:
 # a quick run, with the "bigram" line halfway down its validation curve so that the curve crosses it.

@@ -25,3 +25,20 @@ EXECUTE = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["execute"]
 CELL_TIMEOUT, ALLOW_ERRORS = EXECUTE["timeout"], EXECUTE["allow_errors"]
 # The gettext build (`make translations`): the English messages, extracted with their own doctrees.
 MESSAGES = ROOT / "_build" / "messages"
+# PDF_NAME: the PDF editions' file name, as latex_documents' targetname names it.
+PDF_NAME = Path(yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["latex"]["latex_documents"]["targetname"])
+
+
+def pdf_build(language: str) -> Path:
+    """The folder the PDF edition in ``language`` ("en", "zh_CN") is built into.
+
+    A folder of its own, with doctrees of their own: the LaTeX extension changes a setting
+    (``numfig_secnum_depth``) that the sites' builds read too, so with the site's doctrees each
+    build would find the other's and read every chapter again.
+    """
+    return ROOT / "_build" / f"pdf-{language}"
+
+
+def built_pdf(language: str) -> Path:
+    """The PDF edition in ``language`` as ``make pdf`` leaves it."""
+    return pdf_build(language) / "_build" / "latex" / PDF_NAME.with_suffix(".pdf").name

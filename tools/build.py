@@ -11,8 +11,10 @@ A build into another folder (``--path-output``, ``--language``, the gettext buil
 cache: it gets a config of its own, ``_config.yml`` with the cache's path, the extensions' folder
 and the language set, written into its output folder and passed with ``--config``.
 ``--language zh_CN`` builds the Chinese edition from the same chapters and the message catalogs
-in ``locale/``, into ``_build/zh_CN`` (its site is then copied to ``_build/html/zh``); the gettext
-build (``--builder custom --custom-builder gettext``) writes into ``_build/messages``.
+in ``locale/``, into ``_build/zh_CN`` (its site is then copied to ``_build/html/zh``); a PDF
+edition (``--builder pdflatex``) is built into a folder of its own, ``_build/pdf-en`` or
+``_build/pdf-zh_CN`` (``tools.pdf_build``); the gettext build (``--builder custom
+--custom-builder gettext``) writes into ``_build/messages``.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from pathlib import Path
 import yaml
 from jupyter_book.cli.main import main as jupyter_book
 
-from tools import CONFIG, MESSAGES, ROOT
+from tools import CONFIG, MESSAGES, ROOT, pdf_build
 from tools.execute import BOOK_TOC, CACHE, chapters, execute
 
 
@@ -39,9 +41,14 @@ def _option(argv: list[str], name: str) -> str | None:
     return value
 
 
-def config_for(output: Path, language: str | None) -> Path:
+def config_for(output: Path, language: str | None, pdf: bool = False) -> Path:
     """``_config.yml`` for a build into ``output``: reading the book's execution cache, loading
-    the extensions from the repository, and in ``language``; written into ``output``."""
+    the extensions from the repository, and in ``language``; written into ``output``.
+
+    For a ``pdf`` build, ``numfig_secnum_depth`` is 2 from the start: sphinx-jupyterbook-latex
+    sets it so when it makes the table of contents' parts LaTeX parts, after Sphinx has loaded the
+    saved environment, which would otherwise look out of date at every build.
+    """
     config = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
     config["execute"]["cache"] = str(CACHE)
     sphinx = config["sphinx"]
@@ -49,6 +56,8 @@ def config_for(output: Path, language: str | None) -> Path:
     sphinx["local_extensions"] = {name: str(ROOT / path) for name, path in sphinx["local_extensions"].items()}
     if language:
         sphinx["config"]["language"] = language
+    if pdf:
+        sphinx["config"]["numfig_secnum_depth"] = 2
     output.mkdir(parents=True, exist_ok=True)
     path = output / "_config.yml"
     path.write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), encoding="utf-8")
@@ -63,14 +72,17 @@ def main(argv: Sequence[str]) -> None:
     language = _option(argv, "--language")
     toc = _option(argv, "--toc")
     output = _option(argv, "--path-output")
-    if language:
+    pdf = bool({"latex", "pdflatex"} & set(argv))
+    if output is None and pdf:
+        output = str(pdf_build(language or "en"))
+    elif language:
         output = str(ROOT / "_build" / language)
     elif output is None and "gettext" in argv:  # its own doctrees: Sphinx cannot share them
         output = str(MESSAGES)
     execute(chapters(Path(toc) if toc else BOOK_TOC), train_first=toc is None)
     options = ["--toc", toc] if toc else []
     if output is not None:
-        options += ["--path-output", output, "--config", str(config_for(Path(output), language))]
+        options += ["--path-output", output, "--config", str(config_for(Path(output), language, pdf))]
     jupyter_book(["build", str(ROOT), *options, *argv], standalone_mode=False)
     if language is not None and "--builder" not in argv:
         site = ROOT / "_build" / "html" / language.split("_")[0]
