@@ -40,8 +40,9 @@ from sphinx_external_toc.parsing import parse_toc_yaml
 
 from selfattn.cache import cache_folder, code_digest, every_module, has, run_key
 from selfattn.corpus import load_corpus
+from selfattn.registry import make_model
 from selfattn.runs import Rung, book_runs
-from selfattn.training import fit, make_model
+from selfattn.training import fit
 from tools import ALLOW_ERRORS, CELL_TIMEOUT, ROOT
 
 CACHE = ROOT / "_build" / ".jupyter_cache"

@@ -12,10 +12,11 @@ from selfattn.corpus import Corpus, load_corpus
 from selfattn.data import load_text
 from selfattn.errors import ConfigError, DataError, ReaderError
 from selfattn.models import AttentionLanguageModel, BigramLanguageModel, Head, LanguageModel
+from selfattn.registry import make_model
 from selfattn.runs import ATTENTION, ATTENTION_TRY, BIGRAM
 from selfattn.threads import use_one_thread
 from selfattn.tokenizers import CharTokenizer, gpt2_tokenizer
-from selfattn.training import History, Progress, estimate_loss, fit, make_model, train
+from selfattn.training import History, Progress, estimate_loss, fit, train
 
 use_one_thread()
 check()

@@ -103,13 +103,6 @@ def compare_seconds(
     return {name: statistics.median(seconds) for name, seconds in times.items()}
 
 
-def forward_seconds(
-    forward: Callable[..., object], *inputs: Tensor, repeats: int = 3, number: int = 1
-) -> float:
-    """The seconds one call ``forward(*inputs)`` takes, timed as :func:`compare_seconds` does."""
-    return compare_seconds({"": forward}, *inputs, repeats=repeats, number=number)[""]
-
-
 @contextmanager
 def _quiet_stderr() -> Iterator[None]:
     """Send what is written to the process's stderr nowhere: the profiler's own C++ library

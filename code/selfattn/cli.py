@@ -18,10 +18,11 @@ from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.engine import DTYPES, Engine, World, start, stop
 from selfattn.errors import ConfigError, ReaderError
+from selfattn.registry import UNUSED
 from selfattn.runs import Rung, describe
 from selfattn.settings import field_type
 from selfattn.tokenizers import CharTokenizer
-from selfattn.training import UNUSED, Progress, fit
+from selfattn.training import Progress, fit
 
 DEFAULT = "default: %(default)s"
 DEVICE = re.compile(r"cpu|cuda(?::(?P<gpu>\d+))?")  # the devices the scripts train on
@@ -182,7 +183,15 @@ def run(args: argparse.Namespace, engine: Engine, tokenizer: CharTokenizer) -> N
     try:  # always train: the run cache is the book's, not the scripts'
         resume = args.resume is not None
         folder = args.resume or args.out
-        model, history = fit(args.kind, config, progress if main else None, engine, False, folder, resume)
+        model, history = fit(
+            args.kind,
+            config,
+            progress=progress if main else None,
+            engine=engine,
+            reuse=False,
+            save_to=folder,
+            resume=resume,
+        )
     except ReaderError as err:
         fail(err, engine.world)
     finally:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from selfattn.config import RECIPE_FIELDS, TrainConfig
+from selfattn.registry import UNUSED
 from selfattn.settings import listing
-from selfattn.training import UNUSED
 
 # "The bigram model": one table lookup per character.
 BIGRAM = TrainConfig(learning_rate=1e-2, max_iters=3000, eval_interval=300)

@@ -17,38 +17,11 @@ from selfattn.checkpoints import Checkpoint
 from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.engine import BOOK, Engine
-from selfattn.errors import ConfigError
 from selfattn.forecast import Forecast
-from selfattn.gpt import (
-    FeedForwardLanguageModel,
-    GPTLanguageModel,
-    MultiHeadLanguageModel,
-    ResidualLanguageModel,
-)
-from selfattn.models import AttentionLanguageModel, BigramLanguageModel, LanguageModel
-from selfattn.recipe import init_weights, make_optimizer, take_step, tie_weights
+from selfattn.models import LanguageModel
+from selfattn.recipe import make_optimizer, take_step
+from selfattn.registry import make_model
 from selfattn.threads import threads_for
-
-# Part IV's models: each kind is named after the rung of selfattn.runs.LADDER that first trains it,
-# the complete GPT "gpt".
-LADDER_MODELS: dict[str, type[LanguageModel]] = {
-    "multihead": MultiHeadLanguageModel,
-    "ffwd": FeedForwardLanguageModel,
-    "residual": ResidualLanguageModel,
-    "gpt": GPTLanguageModel,
-}
-MODELS = ("bigram", "attention", *LADDER_MODELS)
-PLAIN = TrainConfig()  # every recipe field at its default: off
-# Config fields a kind of model does not read (the scripts offer no flag for them).
-PART_IV_ONLY = {"n_head", "n_layer", "dropout"}
-# The recipe's parts that change the model itself: only the complete GPT takes them.
-GPT_ONLY = {"init_std", "scale_residual_init", "tie_weights"}
-UNUSED = {
-    "bigram": {"n_embd", "head_size", *PART_IV_ONLY, *GPT_ONLY},
-    "attention": PART_IV_ONLY | GPT_ONLY,
-    **{kind: {"head_size", *GPT_ONLY} for kind in LADDER_MODELS if kind != "gpt"},
-    "gpt": {"head_size"},
-}
 
 
 @dataclass
@@ -80,33 +53,6 @@ class Progress:
     train_loss: float  # the latest evaluation
     val_loss: float
     evaluated: bool  # True if the evaluation was made at this step
-
-
-def make_model(kind: str, vocab_size: int, config: TrainConfig) -> LanguageModel:
-    """Build a ``kind`` model (one of ``MODELS``) with weights drawn from ``config.seed``.
-
-    ``"bigram"`` and ``"attention"`` are Part II's models; the others are the
-    ladder's models on the way to a GPT (``LADDER_MODELS``). The complete GPT
-    also takes the recipe's starting weights and weight tying (``selfattn.recipe``).
-    """
-    if kind not in MODELS:
-        raise ConfigError(f"kind={kind!r}: choose one of {', '.join(MODELS)}.")
-    for name in sorted(UNUSED[kind] & GPT_ONLY):
-        if getattr(config, name) != getattr(PLAIN, name):
-            raise ConfigError(f"{name} changes the GPT only: use kind='gpt', or leave {name} unset.")
-    torch.manual_seed(config.seed)
-    if kind == "bigram":
-        return BigramLanguageModel(vocab_size)
-    if kind == "attention":
-        return AttentionLanguageModel(vocab_size, config.block_size, config.n_embd, config.head_size)
-    model = LADDER_MODELS[kind](
-        vocab_size, config.block_size, config.n_embd, config.n_head, config.n_layer, config.dropout
-    )
-    if config.tie_weights:
-        tie_weights(model)
-    if config.init_std is not None:
-        init_weights(model, config.init_std, config.scale_residual_init)
-    return model
 
 
 @torch.no_grad()
@@ -233,6 +179,7 @@ def _train(
 def fit(
     kind: str,
     config: TrainConfig,
+    *,
     progress: Callable[[Progress], None] | None = None,
     engine: Engine = BOOK,
     reuse: bool = True,

@@ -8,7 +8,6 @@ from torch.nn import functional as F
 
 from selfattn.attention_cost import (
     compare_seconds,
-    forward_seconds,
     loglog_slope,
     measure,
     naive_attention,
@@ -119,18 +118,6 @@ def test_measure_reports_each_length_with_a_time_and_the_peak():
     assert all(c.seconds > 0 for c in costs["naive"] + costs["tiled"])
     expected = [peak_memory(naive_attention, *random_qkv(T)) for T in (16, 64)]
     assert [c.peak_bytes for c in costs["naive"]] == expected
-
-
-def test_forward_seconds_calls_once_to_warm_up_then_repeats_times_number():
-    calls = []
-
-    def attention(q, k, v):
-        calls.append(1)
-        return q
-
-    q, k, v = random_qkv(4)
-    assert forward_seconds(attention, q, k, v, repeats=3, number=5) >= 0
-    assert len(calls) == 1 + 3 * 5
 
 
 def test_compare_seconds_takes_turns():

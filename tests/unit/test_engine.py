@@ -11,8 +11,8 @@ import torch
 from selfattn.cli import torchrun
 from selfattn.engine import ALONE, BOOK, Autocast, Engine, World, start
 from selfattn.errors import ConfigError
+from selfattn.registry import make_model
 from selfattn.runs import LADDER
-from selfattn.training import make_model
 from tests.helpers import script
 from tools import ROOT
 

@@ -51,7 +51,7 @@ def test_a_run_of_a_trillion_steps_says_how_long_it_would_take(capsys, monkeypat
 
     monkeypatch.setenv("SELFATTN_NO_CACHE", "1")
     with pytest.raises(KeyboardInterrupt):
-        fit("bigram", replace(BIGRAM, max_iters=10**12), interrupt_after_the_forecast)
+        fit("bigram", replace(BIGRAM, max_iters=10**12), progress=interrupt_after_the_forecast)
     said = capsys.readouterr().err
     assert said.startswith("This run will take about ") and " years more (" in said
     assert "999,999,999,990 steps to go). To stop it, interrupt the kernel" in said

@@ -19,8 +19,8 @@ from selfattn.gpt import (
     PlainBlock,
     ResidualBlock,
 )
+from selfattn.registry import MODELS
 from selfattn.runs import LADDER
-from selfattn.training import MODELS
 
 V = 65
 PART_IV = [name for name in LADDER if name != "lecture"]

@@ -9,8 +9,8 @@ from dataclasses import fields, replace
 import pytest
 
 from selfattn import ATTENTION, TrainConfig, make_model
+from selfattn.registry import UNUSED
 from selfattn.runs import LADDER
-from selfattn.training import UNUSED
 from tests.helpers import script
 
 
