@@ -81,10 +81,12 @@ $(NODE_STAMP): package-lock.json package.json $(STAMP)
 install: $(INSTALL)
 
 ## site: install, execute every chapter (on every core), then build both editions' sites side by
-## side, warnings as errors: _build/html and the Chinese edition's _build/html/zh
+## side, warnings as errors: _build/html and the Chinese edition's _build/html/zh; the runs the
+## chapters trained go beside them, in _build/html/runs with their manifest (selfattn/published.py)
 site: $(INSTALL)
 	$(EXECUTE)
 	$(SIDE_BY_SIDE) site-en site-zh
+	$(BIN)/python -m selfattn.published publish _build/runs _build/html
 
 ## book: make site, then, with XeLaTeX installed, both PDF editions, each copied into its site
 ## (the first page links to it); without XeLaTeX the sites alone, with no link

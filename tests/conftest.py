@@ -17,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
+from selfattn.cache import CACHE_ENV
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, HTML, PDF, PDF_ZH
-from tools import ROOT
+from tools import ROOT, RUNS
 
 # Trained runs are shared with the book's build, as `make test` does (selfattn/cache.py).
-os.environ.setdefault("SELFATTN_RUN_CACHE", str(ROOT / "_build" / "runs"))
+os.environ.setdefault(CACHE_ENV, str(RUNS))
 
 # Set by `make test` and the tier targets once make has built the book: the fixtures take the
 # output in _build as this checkout's and build nothing.

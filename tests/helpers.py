@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import html
 import inspect
+import json
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+import torch
 from packaging.utils import canonicalize_name
 
 from _ext.katex_math import node_binary
 from _ext.translation.figure_words import map_texts
-from selfattn import TrainConfig
+from selfattn import History, TrainConfig, cache, fit, published
 from tools import ROOT, built_pdf
 
 HTML = ROOT / "_build" / "html"
@@ -28,6 +33,47 @@ FIGURE_BIGRAM = "(history.val_loss[0] + history.final_val) / 2"
 
 # Positions in the toy sentence "Your journey starts with one step".
 YOUR, JOURNEY, STARTS = 0, 1, 2
+
+
+def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
+    """Whether two models hold the same tensors under the same names, bit for bit."""
+    one, other = a.state_dict(), b.state_dict()
+    return one.keys() == other.keys() and all(torch.equal(one[k], other[k]) for k in one)
+
+
+@dataclass
+class Published:
+    """A run trained into a build's run cache and published from it by the real publishing step."""
+
+    site: Path  # what a server serves: runs/ and its manifest
+    model: torch.nn.Module
+    history: History
+    key: str
+
+    @property
+    def runs(self) -> Path:
+        return self.site / published.RUNS
+
+    def manifest(self) -> dict:
+        return json.loads((self.runs / published.MANIFEST).read_text())
+
+    def rewrite_manifest(self, change: Callable[[dict], object]) -> None:
+        """Apply ``change`` to the run's entry in the manifest, as a tampered site would."""
+        data = self.manifest()
+        change(data["runs"][self.key])
+        (self.runs / published.MANIFEST).write_text(json.dumps(data))
+
+
+def publish_a_run(folder: Path, monkeypatch: pytest.MonkeyPatch, config: TrainConfig) -> Published:
+    """Train an attention model with ``config`` into ``folder/build-runs`` and publish it into
+    ``folder/site``; the environment is left pointing at that build's run cache."""
+    build = folder / "build-runs"
+    monkeypatch.setenv(cache.CACHE_ENV, str(build))
+    monkeypatch.delenv(cache.OFF_ENV, raising=False)
+    model, history = fit("attention", config)
+    site = folder / "site"
+    published.publish(build, site / published.RUNS, commit="test")
+    return Published(site, model, history, cache.run_key("attention", config))
 
 
 def reader_environment() -> dict[str, str]:

@@ -23,6 +23,9 @@ CONFIG = ROOT / "_config.yml"
 EXECUTE = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["execute"]
 # How long one cell may run, and whether a cell may fail, as the book's build allows.
 CELL_TIMEOUT, ALLOW_ERRORS = EXECUTE["timeout"], EXECUTE["allow_errors"]
+# The build's run cache (selfattn/cache.py): every chapter, test and benchmark that trains shares
+# it, and make site publishes the runs in it with the site (selfattn/published.py).
+RUNS = ROOT / "_build" / "runs"
 # The gettext build (`make translations`): the English messages, extracted with their own doctrees.
 MESSAGES = ROOT / "_build" / "messages"
 # PDF_NAME: the PDF editions' file name, as latex_documents' targetname names it.

@@ -33,7 +33,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from tools import CELL_TIMEOUT, ROOT
+from selfattn.cache import CACHE_ENV
+from tools import CELL_TIMEOUT, ROOT, RUNS
 
 BOOK = ROOT / "book"
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -306,7 +307,7 @@ def run_once(path: str) -> tuple[str, float, str, str]:
     import nbformat
 
     os.environ["OMP_NUM_THREADS"] = "1"  # this worker's kernel: one torch thread
-    os.environ.setdefault("SELFATTN_RUN_CACHE", str(ROOT / "_build" / "runs"))  # as the build trained
+    os.environ.setdefault(CACHE_ENV, str(RUNS))  # as the build trained
     start = time.perf_counter()
     try:
         nb = execute(Path(path))

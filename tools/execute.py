@@ -38,12 +38,12 @@ from jupyter_cache.executors import load_executor
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx_external_toc.parsing import parse_toc_yaml
 
-from selfattn.cache import cache_folder, code_digest, every_module, has, run_key
+from selfattn.cache import CACHE_ENV, cache_folder, code_digest, every_module, has, run_key
 from selfattn.corpus import load_corpus
 from selfattn.registry import make_model
 from selfattn.runs import Rung, book_runs
 from selfattn.training import fit
-from tools import ALLOW_ERRORS, CELL_TIMEOUT, ROOT
+from tools import ALLOW_ERRORS, CELL_TIMEOUT, ROOT, RUNS
 
 CACHE = ROOT / "_build" / ".jupyter_cache"
 # Beside a cache: the package's digest when the cache's outputs were made.
@@ -107,7 +107,10 @@ def execute(
 
     Outputs made by another version of the package are forgotten first. With ``train_first``
     (for the whole book; a few chapters may need none of them), the book's runs are trained first.
+    They are trained into the build's run cache (``SELFATTN_RUN_CACHE``, by default ``_build/runs``),
+    never a reader's, which would fetch the published runs: the build trains what it shows.
     """
+    os.environ.setdefault(CACHE_ENV, str(RUNS))
     cache, digest = get_cache(cache_dir), code_digest(every_module())
     stamp = cache_dir.with_name(STAMP_NAME)
     if not stamp.is_file() or stamp.read_text() != digest:

@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import IO
 
 from _ext.live_code import SERVER_INFO_ENV
-from tools import ROOT
+from selfattn.cache import CACHE_ENV
+from tools import ROOT, RUNS
 from tools.serve import SERVER_INFO, serve
 
 
@@ -81,11 +82,15 @@ def _wait_until_up(server: JupyterServer, timeout: float) -> None:
 
 
 @contextlib.contextmanager
-def jupyter_server(origin: str, log: IO | None = None, timeout: float = 60) -> Iterator[JupyterServer]:
+def jupyter_server(
+    origin: str, log: IO | None = None, timeout: float = 60, runs: Path | None = None
+) -> Iterator[JupyterServer]:
     """A Jupyter server on 127.0.0.1 that accepts the site at ``origin``, with a random token.
 
     Its config, runtime, data and IPython folders are private and temporary, so ``~/.jupyter``
-    is neither read nor written; the token reaches it through the environment.
+    is neither read nor written; the token reaches it through the environment. Its kernels keep
+    trained runs in ``runs``, or, without it, in the reader's own cache, which the book's
+    published runs fill (``selfattn.published``).
     """
     token = secrets.token_urlsafe(32)
     port = _free_port()
@@ -98,6 +103,8 @@ def jupyter_server(origin: str, log: IO | None = None, timeout: float = 60) -> I
             "JUPYTER_DATA_DIR": f"{private}/data",
             "IPYTHONDIR": f"{private}/ipython",
         }
+        env.pop(CACHE_ENV, None)
+        env.update({CACHE_ENV: str(runs)} if runs else {})
         command = [
             sys.executable, "-m", "jupyter_server",
             "--ServerApp.ip=127.0.0.1",
@@ -124,6 +131,11 @@ def jupyter_server(origin: str, log: IO | None = None, timeout: float = 60) -> I
                 process.wait()
 
 
+def local_runs() -> Path | None:
+    """The build's run cache when a build has trained into it, else None."""
+    return RUNS if any(RUNS.glob("*.pt")) else None
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=0, help="port for the site (default: any free port)")
@@ -144,9 +156,12 @@ def main(argv: list[str] | None = None) -> None:
         signal.signal(stop, lambda *_: sys.exit(0))
     if not args.no_build:
         html = build_site(args.output)
-    with serve(html, args.port) as site, jupyter_server(site.origin) as jupyter:
+    runs = local_runs()
+    with serve(html, args.port) as site, jupyter_server(site.origin, runs=runs) as jupyter:
         site.point_at(jupyter.base_url, jupyter.token)
-        print(f"\nThe book with live code: {site.origin}/\nPress Ctrl+C to stop.\n", flush=True)
+        where = f"the build's, in {runs}" if runs else "the book's published runs, kept in ~/.cache/selfattn"
+        print(f"\nThe book with live code: {site.origin}/\nTrained models: {where}.", flush=True)
+        print("Press Ctrl+C to stop.\n", flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             threading.Event().wait()
 

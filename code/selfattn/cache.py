@@ -1,16 +1,19 @@
 """Train each model once: trained models and their histories, kept by everything they depend on.
 
-When ``SELFATTN_RUN_CACHE`` names a folder (the book's build and tests set it to
-``_build/runs``), :func:`selfattn.fit` looks there before training and saves
-what it trains. A run's key is a hash of the model kind, the config, the data's
-checksum, torch's version and the code (not the comments or docstrings) of every
-module that importing the training loop runs (:func:`code_digest`), so a change to any of them
-trains afresh.
+:func:`selfattn.fit` looks in the run cache before training and saves what it trains there. The
+book's build and tests name the folder in ``SELFATTN_RUN_CACHE`` (``_build/runs``); without it (a
+reader's notebook) runs are kept in the reader's own cache, ``runs`` beside the downloads
+(``~/.cache/selfattn/runs``), and a run missing there is asked of the book's published runs
+(:mod:`selfattn.published`) before it trains. ``SELFATTN_NO_CACHE=1`` turns all of this off; the
+scripts always train.
+
+A run's key is a hash of the model kind, the config, the data's checksum, torch's version and the
+code (not the comments or docstrings) of every module that importing the training loop runs
+(:func:`code_digest`), so a change to any of them trains afresh. The modules that keep and fetch
+runs (``STORAGE``) do not count: they decide where a run is kept, not what it trains to.
 Files are written atomically, and a process about to train a run first claims
 its key (:func:`claimed`), so when two processes build at once (the book's
 chapters execute in parallel) one trains and the other waits and loads.
-``SELFATTN_NO_CACHE=1`` turns the cache off; without the variable (a reader's
-notebook) nothing is cached, and the scripts always train.
 """
 
 from __future__ import annotations
@@ -18,16 +21,20 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import tempfile
+import pickle
+import sys
+import zipfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 
 import torch
 
 from selfattn.config import TrainConfig
-from selfattn.data import TINY_SHAKESPEARE
+from selfattn.data import TINY_SHAKESPEARE, cache_dir
+from selfattn.files import write_atomically
 
 try:
     import fcntl
@@ -39,31 +46,39 @@ OFF_ENV = "SELFATTN_NO_CACHE"
 PACKAGE = Path(__file__).resolve().parent
 # What a trained model comes out as is decided by the code that importing this module runs.
 TRAINING = "selfattn.training"
+# Where a run is kept and where it is fetched from, which a run's key leaves out.
+STORAGE = ("selfattn.cache", "selfattn.published")
 # Package data the modules read (their own files are the .py ones).
 DATA_SUFFIXES = (".js", ".css")
+# What reading a run file raises when it is not one: cut short, not a zip, or holding objects
+# other than tensors and plain values (``torch.load(weights_only=True)`` refuses to build them).
+UNREADABLE = (pickle.UnpicklingError, zipfile.BadZipFile, RuntimeError, EOFError, KeyError, ValueError)
 
 
 def cache_folder() -> Path | None:
-    """Where trained runs are kept, or None when caching is off."""
-    folder = os.environ.get(CACHE_ENV)
-    if not folder or os.environ.get(OFF_ENV, "") not in ("", "0"):
+    """Where trained runs are kept (``SELFATTN_RUN_CACHE``, else the reader's own cache), or None
+    when caching is off."""
+    if os.environ.get(OFF_ENV, "") not in ("", "0"):
         return None
-    return Path(folder)
+    return Path(os.environ.get(CACHE_ENV) or cache_dir() / "runs")
 
 
-def imported_modules(names: Iterable[str], package: Path = PACKAGE) -> list[Path]:
+def imported_modules(names: Iterable[str], package: Path = PACKAGE, skip: Iterable[str] = ()) -> list[Path]:
     """The files of the package that importing the modules ``names`` runs, sorted.
 
     Those modules, the package ``__init__`` files above them, and in turn every module of the
     package that any of them imports (``import selfattn.x``, ``from selfattn.x import y``, and
-    ``from selfattn import x`` where ``x`` is a module).
+    ``from selfattn import x`` where ``x`` is a module). The modules named in ``skip`` are left
+    out, with what only they import.
     """
     root = package.name
     found: set[Path] = set()
     todo = list(names)
+    skipped = set(skip)
     while todo:
-        parts = todo.pop().split(".")
-        if parts[0] != root:
+        name = todo.pop()
+        parts = name.split(".")
+        if parts[0] != root or name in skipped:
             continue
         for depth in range(1, len(parts) + 1):  # the packages above it run first
             folder = package.joinpath(*parts[1:depth])
@@ -93,14 +108,15 @@ def every_module(package: Path = PACKAGE) -> list[str]:
     ]
 
 
-def code_digest(names: Iterable[str], package: Path = PACKAGE) -> str:
-    """A hash of the code that importing the modules ``names`` runs (:func:`imported_modules`).
+def code_digest(names: Iterable[str], package: Path = PACKAGE, skip: Iterable[str] = ()) -> str:
+    """A hash of the code that importing the modules ``names`` runs (:func:`imported_modules`,
+    without ``skip``).
 
     Comments, docstrings and layout do not count. The files beside those modules that are not
     Python (the figures' script and style sheet) count byte for byte: the modules read them.
     """
     digest = hashlib.sha256()
-    modules = imported_modules(names, package)
+    modules = imported_modules(names, package, skip)
     for path in modules:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
@@ -126,44 +142,79 @@ def _is_docstring(node: ast.AST) -> bool:
     )
 
 
+def provenance(package: Path = PACKAGE) -> dict[str, str]:
+    """What every run's key holds besides its kind and config: the data's checksum, torch's
+    version and the digest of the training code."""
+    code = code_digest([TRAINING], package, skip=STORAGE)
+    return {"data": TINY_SHAKESPEARE.sha256, "torch": str(torch.__version__), "code": code}
+
+
 def run_key(kind: str, config: TrainConfig, package: Path = PACKAGE) -> str:
     """The cache key of one run: kind, config, data, torch and the training code, hashed."""
-    parts = [kind, repr(config), TINY_SHAKESPEARE.sha256, torch.__version__, code_digest([TRAINING], package)]
+    made = provenance(package)
+    parts = [kind, repr(config), made["data"], made["torch"], made["code"]]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 
-def _path(folder: Path, key: str) -> Path:
+def path(folder: Path, key: str) -> Path:
+    """The file the run ``key`` is kept in, in ``folder``."""
     return folder / f"{key}.pt"
 
 
 def has(folder: Path, key: str) -> bool:
     """Whether the run ``key`` is saved in ``folder``."""
-    return _path(folder, key).is_file()
+    return path(folder, key).is_file()
+
+
+def read(source) -> dict:
+    """A run file's contents (a path, or a binary file), read without running any of its code:
+    ``torch.load(weights_only=True)`` builds tensors and plain values only. Raises one of
+    ``UNREADABLE`` for a file that is not a whole run."""
+    run = torch.load(source, weights_only=True)
+    if not isinstance(run, dict) or not {"state_dict", "history"} <= run.keys():
+        raise ValueError("not a trained run (no state_dict and history in it)")
+    return run
+
+
+def unreadable(err: BaseException) -> str:
+    """One line on why :func:`read` refused a file (torch's own message runs to a paragraph, with
+    advice to trust the file, which the book does not take)."""
+    text = str(err)
+    before, refused, why = text.partition("WeightsUnpickler error:")
+    if refused:
+        text = "torch.load(weights_only=True) refused it: " + why.split("Please")[0].split("Check the")[0]
+    return " ".join(text.split())[:300] or type(err).__name__
 
 
 def load(folder: Path, key: str) -> dict | None:
-    """The saved run (``state_dict`` and ``history``), or None if there is none."""
+    """The saved run (``state_dict``, ``history`` and ``made_by``), or None if there is none.
+
+    A file that cannot be read as a run (cut short, or holding more than tensors and numbers)
+    is removed, after one line that says so: the run then trains again.
+    """
     if not has(folder, key):
         return None
-    return torch.load(_path(folder, key), weights_only=True)
-
-
-def save(folder: Path, key: str, model: torch.nn.Module, history) -> None:
-    """Write the run atomically (:func:`save_atomically`)."""
-    save_atomically({"state_dict": model.state_dict(), "history": asdict(history)}, _path(folder, key))
-
-
-def save_atomically(obj: object, path: Path) -> None:
-    """``torch.save`` ``obj`` to ``path`` so that a reader sees the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.")
-    os.close(fd)
+    file = path(folder, key)
     try:
-        torch.save(obj, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        return read(file)
+    except UNREADABLE as err:
+        print(
+            f"Cannot read the saved run {file} ({unreadable(err)}): removed, it trains again.",
+            file=sys.stderr,
+        )
+        file.unlink(missing_ok=True)
+        return None
+
+
+def made_by(kind: str, config: TrainConfig) -> dict:
+    """What a saved run records of how it was made: its kind and config, and its provenance."""
+    return {"kind": kind, "config": asdict(config), **provenance()}
+
+
+def save(folder: Path, key: str, model: torch.nn.Module, history, made: dict) -> None:
+    """Write the run atomically: weights, history and how it was made (``made_by``)."""
+    run = {"state_dict": model.state_dict(), "history": asdict(history), "made_by": made}
+    write_atomically(path(folder, key), partial(torch.save, run))
 
 
 @contextmanager

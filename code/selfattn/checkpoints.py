@@ -11,13 +11,14 @@ whole checkpoint behind.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
+from functools import partial
 from pathlib import Path
 
 import torch
 
-from selfattn.cache import save_atomically
 from selfattn.config import TrainConfig
 from selfattn.errors import ConfigError, DataError
+from selfattn.files import write_atomically
 
 FILE = "checkpoint.pt"
 KEYS = {"model_class", "config", "step", "model", "optimizer", "history", "generators"}
@@ -64,7 +65,7 @@ def save(
         history,
         random_states(batches, device),
     )
-    save_atomically(asdict(checkpoint), path_in(folder))
+    write_atomically(path_in(folder), partial(torch.save, asdict(checkpoint)))
 
 
 def restore(

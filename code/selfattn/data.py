@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from selfattn.errors import DataError
+from selfattn.files import write_atomically
 
 MIRROR_ENV = "SELFATTN_DATA_MIRROR"
 CACHE_ENV = "SELFATTN_CACHE"
@@ -57,18 +57,6 @@ def cache_dir() -> Path:
 def sha256_of(path: Path) -> str:
     """Hex SHA-256 of a file's bytes."""
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _write_atomically(path: Path, payload: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _from_mirror(remote: Remote, mirror: Path) -> bytes:
@@ -113,7 +101,7 @@ def fetch(remote: Remote, timeout: float = 30.0) -> Path:
             f"{remote.sha256}: the file is corrupt or a different version. "
             "Replace it with the original and try again."
         )
-    _write_atomically(target, payload)
+    write_atomically(target, lambda file: file.write(payload))
     return target
 
 

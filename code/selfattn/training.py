@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from selfattn import cache, checkpoints
+from selfattn import cache, checkpoints, published
 from selfattn.batches import get_batch
 from selfattn.checkpoints import Checkpoint
 from selfattn.config import TrainConfig
@@ -190,7 +190,8 @@ def fit(
 
     With the run cache on (``selfattn.cache``) and ``reuse``, a run the book's way
     (``engine.BOOK``) that was trained before is loaded instead, with the history (and
-    training time) it had. With ``save_to`` the run is checkpointed into that folder
+    training time) it had; a reader's cache first asks the book's published runs for it
+    (``selfattn.published``). With ``save_to`` the run is checkpointed into that folder
     as it trains (and never cached); with ``resume`` too, it goes on from the
     checkpoint there.
     """
@@ -209,10 +210,10 @@ def fit(
         return model, train(model, corpus.train, corpus.val, config, progress, engine=engine)
     key = cache.run_key(kind, config)
     with cache.claimed(folder, key):  # a run another process is training: wait for it
-        saved = cache.load(folder, key)
+        saved = cache.load(folder, key) or published.fetch(key, folder)  # a reader's: the book's run
         if saved is not None:
             model.load_state_dict(saved["state_dict"])
             return model, History(**saved["history"])
         history = train(model, corpus.train, corpus.val, config, progress)
-        cache.save(folder, key, model, history)
+        cache.save(folder, key, model, history, cache.made_by(kind, config))
     return model, history

@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -16,10 +17,13 @@ import torch
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from tests.helpers import locked_versions
+from selfattn import ATTENTION, cache, published
+from tests.helpers import locked_versions, publish_a_run
 from tools import ROOT
+from tools.serve import serve
 
 BINDER = ROOT / "binder"
+SHORT = replace(ATTENTION, max_iters=30, eval_interval=10, eval_iters=5)  # a run to publish
 # Installed in every Binder image by repo2docker itself, next to JupyterLab.
 BINDER_BASE = {"IPython", "ipykernel", "ipywidgets"}
 
@@ -85,8 +89,11 @@ echo "$PWD $*" >> "$PIP_CALLS"
 """
 
 
-def run_post_build(home: Path, mirror: Path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k not in {"SELFATTN_CACHE", "TIKTOKEN_CACHE_DIR"}}
+def run_post_build(home: Path, mirror: Path, runs_url: str = "") -> subprocess.CompletedProcess:
+    """postBuild in a reader's environment (no build's run cache), fetching runs from ``runs_url``."""
+    left_out = {"SELFATTN_CACHE", "TIKTOKEN_CACHE_DIR", cache.CACHE_ENV}
+    env = {k: v for k, v in os.environ.items() if k not in left_out}
+    env[published.URL_ENV] = runs_url
     stand_in = home / "stand-in"
     stand_in.mkdir()
     (stand_in / "pip").write_text(PIP_STAND_IN)
@@ -99,16 +106,27 @@ def run_post_build(home: Path, mirror: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.skipif("SELFATTN_DATA_MIRROR" not in os.environ, reason="needs the offline data mirror")
-def test_post_build_installs_the_package_fetches_the_data_and_opens_chapters_as_notebooks(tmp_path):
-    result = run_post_build(tmp_path, Path(os.environ["SELFATTN_DATA_MIRROR"]))
+def test_post_build_installs_the_package_fetches_data_and_runs_and_opens_chapters_as_notebooks(
+    tmp_path, monkeypatch
+):
+    book = publish_a_run(tmp_path / "book", monkeypatch, SHORT)
+    home = tmp_path / "home"
+    home.mkdir()
+    with serve(book.site) as site:
+        result = run_post_build(
+            home, Path(os.environ["SELFATTN_DATA_MIRROR"]), site.url(f"{published.RUNS}/")
+        )
     assert result.returncode == 0, result.stderr
-    pip_calls = (tmp_path / "pip-calls").read_text().splitlines()
+    runs = home / ".cache" / "selfattn" / "runs"  # the reader's run cache
+    assert (runs / f"{book.key}.pt").read_bytes() == (book.runs / f"{book.key}.pt").read_bytes()
+    assert "1 of 1 published runs" in result.stdout
+    pip_calls = (home / "pip-calls").read_text().splitlines()
     assert pip_calls == [f"{ROOT} install --no-deps -e ."], "the package, from the repository, alone"
-    cache = tmp_path / ".cache" / "selfattn"
-    assert (cache / "tinyshakespeare.txt").stat().st_size == 1_115_394
-    assert {p.name for p in (cache / "gpt2").iterdir()} == {"encoder.json", "vocab.bpe"}
-    assert len(list((cache / "tiktoken").iterdir())) == 2, "tiktoken's own cache is filled too"
-    labconfig = tmp_path / ".jupyter" / "labconfig" / "default_setting_overrides.json"
+    downloads = home / ".cache" / "selfattn"
+    assert (downloads / "tinyshakespeare.txt").stat().st_size == 1_115_394
+    assert {p.name for p in (downloads / "gpt2").iterdir()} == {"encoder.json", "vocab.bpe"}
+    assert len(list((downloads / "tiktoken").iterdir())) == 2, "tiktoken's own cache is filled too"
+    labconfig = home / ".jupyter" / "labconfig" / "default_setting_overrides.json"
     settings = json.loads(labconfig.read_text())
     viewers = settings["@jupyterlab/docmanager-extension:plugin"]["defaultViewers"]
     assert viewers["markdown"] == viewers["myst"] == "Jupytext Notebook"

@@ -30,7 +30,7 @@ from selfattn.figures import FIGURES, context_window
 from selfattn.figures.mechanism import head_stages
 from selfattn.sampling import Sampling
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN
-from tools import ROOT, live
+from tools import ROOT, RUNS, live
 from tools.browser import offline_context, settle
 from tools.figure_page import notebook
 from tools.page_weight import figure_weight
@@ -700,7 +700,7 @@ def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, figu
     """Thebe on a local Jupyter server: running the score-table cell, twice, gives a working figure."""
     with (
         open(tmp_path / "jupyter.log", "w") as log,
-        live.jupyter_server(figure_page.server.origin, log=log) as jupyter,
+        live.jupyter_server(figure_page.server.origin, log=log, runs=RUNS) as jupyter,
     ):
         figure_page.server.point_at(jupyter.base_url, jupyter.token)
         context, visit = offline_context(browser)

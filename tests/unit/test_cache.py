@@ -7,16 +7,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import pytest
-import torch
 
 from selfattn import ATTENTION, cache, fit
+from tests.helpers import same_weights
 
 SHORT = replace(ATTENTION, max_iters=30, eval_interval=10, eval_iters=5)
-
-
-def same_weights(a: torch.nn.Module, b: torch.nn.Module) -> bool:
-    one, other = a.state_dict(), b.state_dict()
-    return one.keys() == other.keys() and all(torch.equal(one[k], other[k]) for k in one)
 
 
 @pytest.fixture
@@ -105,12 +100,22 @@ def test_the_build_digest_covers_the_figures_script(package):
     assert cache.code_digest(cache.every_module(package), package) != before
 
 
-def test_nothing_is_kept_without_the_variable(tmp_path, monkeypatch):
+def test_without_the_variable_runs_are_kept_in_the_readers_cache(tmp_path, monkeypatch):
     monkeypatch.delenv(cache.CACHE_ENV, raising=False)
-    assert cache.cache_folder() is None
+    monkeypatch.delenv(cache.OFF_ENV, raising=False)
+    monkeypatch.setenv("SELFATTN_CACHE", str(tmp_path / "downloads"))
+    assert cache.cache_folder() == tmp_path / "downloads" / "runs"
     monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
+    assert cache.cache_folder() == tmp_path
     monkeypatch.setenv(cache.OFF_ENV, "1")
     assert cache.cache_folder() is None
+
+
+def test_where_runs_are_kept_and_fetched_from_leaves_the_key(package):
+    before = cache.run_key("attention", SHORT, package)
+    edit(package / "cache.py", "def has(", "def _unused() -> None:\n    pass\n\n\ndef has(")
+    edit(package / "published.py", "TIMEOUT = 5.0", "TIMEOUT = 6.0")
+    assert cache.run_key("attention", SHORT, package) == before
 
 
 def test_two_processes_wanting_one_run_train_it_once(runs):
