@@ -86,7 +86,7 @@ install: $(INSTALL)
 site: $(INSTALL)
 	$(EXECUTE)
 	$(SIDE_BY_SIDE) site-en site-zh
-	$(BIN)/python -m selfattn.published publish _build/runs _build/html
+	$(BIN)/python -m selfattn publish-runs _build/runs _build/html
 
 ## book: make site, then, with XeLaTeX installed, both PDF editions, each copied into its site
 ## (the first page links to it); without XeLaTeX the sites alone, with no link

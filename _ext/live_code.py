@@ -16,6 +16,8 @@ Configuration (``_config.yml`` under ``sphinx: config:``):
 - ``live_code_thebe_url``: where the thebe bundle is loaded from, relative to the site's root
   (``_thebe/index.js``, the copy described above) or a full URL.
 - ``live_code_setup``: code run silently in every new kernel before the ``thebe-init`` cells.
+- ``live_code_runs``: a regular expression (JavaScript's) that the code of a cell which loads the
+  book's trained runs matches; while such a cell runs, the button says the page is loading them.
 - ``live_code_binder_ref``: the branch, tag or commit Binder builds readers' kernels from; empty
   means ``repository: branch``. The environment variable ``LIVE_CODE_BINDER_REF`` overrides it for
   one build (the publishing workflow points a release's pages at its tag). It also sets the
@@ -155,6 +157,7 @@ def page_config(app: Sphinx, pagename: str) -> dict[str, Any] | None:
         "kernelName": kernel,
         "path": posixpath.join(path_to_book, posixpath.dirname(pagename)) or "/",
         "setup": app.config.live_code_setup,
+        "runs": app.config.live_code_runs,
     }
 
 
@@ -178,6 +181,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     _drop_sphinx_thebe_assets(app)
     app.add_config_value("live_code_thebe_url", THEBE_URL, "html")
     app.add_config_value("live_code_setup", "", "html")
+    app.add_config_value("live_code_runs", "", "html")
     app.add_config_value("live_code_server_info", "", "html")
     app.add_config_value("live_code_binder_ref", "", "html")
     app.connect("config-inited", _register_assets)

@@ -33,7 +33,7 @@
   const GLUE_PREFIX = "application/papermill.record/";
 
   const state = {
-    phase: "idle", // idle | loading | connecting | starting | setup | ready | failed
+    phase: "idle", // idle | loading | connecting | starting | setup | models | ready | failed
     config: null,
     options: null,
     notebook: null,
@@ -92,7 +92,7 @@
     btn.disabled = !(phase === "idle" || phase === "failed");
     btn.querySelector(".live-code-text").textContent = text;
     btn.title = phase === "failed" ? phrase("Click to try again") : text;
-    const waiting = phase === "loading" || phase === "connecting" || phase === "starting";
+    const waiting = ["loading", "connecting", "starting", "models"].includes(phase);
     if (waiting && !state.ticker) {
       state.ticker = setInterval(tick, TICK_MS);
     } else if (!waiting && state.ticker) {
@@ -246,11 +246,21 @@
     if (reply.content.status !== "ok") console.warn("live code: the setup code failed", reply.content);
   }
 
-  // A cell's first run replaces the output the book was built with.
-  function run(entry, source) {
+  // A cell's first run replaces the output the book was built with. While a cell that loads the
+  // book's trained runs runs (its code matches the page's `runs` pattern), the button says so.
+  async function run(entry, source) {
     if (entry.built) entry.built.remove();
     entry.built = null;
-    return entry.run(source);
+    const loads = state.config.runs && new RegExp(state.config.runs).test(source);
+    if (!loads || (state.phase !== "ready" && state.phase !== "setup")) return entry.run(source);
+    const before = { phase: state.phase, text: button().querySelector(".live-code-text").textContent };
+    state.startedAt = Date.now();
+    show("models", phrase("Loading the book's trained models (a model it did not train trains here first)..."));
+    try {
+      return await entry.run(source);
+    } finally {
+      if (state.phase === "models") show(before.phase, before.text);
+    }
   }
 
   // Runs `entry`, first running the cells above it that have not run in this kernel.

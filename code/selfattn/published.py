@@ -9,8 +9,8 @@ kept. Anything wrong (no network, no answer within ``TIMEOUT``, a missing key, a
 that is not a run) costs one line, and the run trains as it would have. A build's own run cache
 (``SELFATTN_RUN_CACHE``) never fetches: the build trains what it shows.
 
-    python -m selfattn.published fetch                 # every run of this code into the cache
-    python -m selfattn.published publish RUNS SITE     # the runs in RUNS, as SITE/runs
+    python -m selfattn fetch-runs                  # every published run of this code into the cache
+    python -m selfattn publish-runs RUNS SITE      # the runs in RUNS, as SITE/runs
 
 ``SELFATTN_RUNS_URL`` names another place to fetch from (a folder served over HTTP); set empty,
 it turns fetching off. ``SELFATTN_NO_CACHE=1`` turns the cache off, and fetching with it.
@@ -234,25 +234,23 @@ def _commit() -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    """``python -m selfattn fetch-runs`` and ``python -m selfattn publish-runs RUNS SITE``."""
+    parser = argparse.ArgumentParser(prog="python -m selfattn", description=__doc__.split("\n\n")[0])
     command = parser.add_subparsers(dest="command", required=True)
-    command.add_parser("fetch", help="every published run of this code into the run cache")
-    put = command.add_parser("publish", help="the runs this code trained, into SITE/runs with a manifest")
+    command.add_parser("fetch-runs", help="every published run of this code into the run cache")
+    put = command.add_parser(
+        "publish-runs", help="the runs this code trained, into SITE/runs, with a manifest"
+    )
     put.add_argument("runs", type=Path, help="the run cache a build trained into (_build/runs)")
     put.add_argument("site", type=Path, help="the built site (_build/html)")
     args = parser.parse_args(argv)
-    if args.command == "publish":
+    if args.command == "publish-runs":
         published = publish(args.runs, args.site / RUNS, _commit())
         size = published.total_bytes() / 1e6
         print(f"{len(published.runs)} trained runs ({size:.1f} MB) published in {args.site / RUNS}.")
         return
     folder, url = cache.cache_folder(), address()
-    if folder is None or url is None:
-        parser.error(
-            f"nothing to fetch into: {cache.OFF_ENV} is set, or {cache.CACHE_ENV}, or {URL_ENV} is empty"
-        )
+    if folder is None or url is None:  # said, not failed: Binder's image builds on without the runs
+        print(f"No published runs fetched: {cache.OFF_ENV}, {cache.CACHE_ENV} or {URL_ENV}= said not to.")
+        return
     fetch_all(folder, url)
-
-
-if __name__ == "__main__":
-    main()

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from _ext import live_code
+from selfattn import published
 from tests.helpers import npm_bin
 from tools import PDF_NAME, ROOT
 
@@ -111,6 +112,26 @@ def test_the_build_runs_the_readmes_commands():
     # and each edition's site carries the PDF that make book built after it
     for site in ("_build/html", "_build/html/zh"):
         assert f"test -s {site}/{PDF_NAME.with_suffix('.pdf')}" in build
+
+
+def test_the_site_carries_the_runs_the_build_trained():
+    """make site (inside make book) publishes the build's runs beside the sites, where readers'
+    kernels fetch them, and the workflow checks they are there before it uploads the site."""
+    site = re.search(r"^site:.*?(?=^\S)", (ROOT / "Makefile").read_text(), flags=re.M | re.S).group(0)
+    assert "$(BIN)/python -m selfattn publish-runs _build/runs _build/html" in site
+    build = commands("build.yml")
+    manifest = f"_build/html/{published.RUNS}/{published.MANIFEST}"
+    assert f"test -s {manifest}" in build
+    names = [step.get("name", step.get("uses", "")) for step in steps("build.yml")]
+    checked = next(i for i, name in enumerate(names) if "trained runs" in name)
+    uploaded = next(i for i, name in enumerate(names) if "upload-pages-artifact" in name)
+    assert (
+        names.index(
+            "Install from the lock files, build the sites, then the PDFs (make book, as the README says)"
+        )
+        < checked
+        < uploaded
+    )
 
 
 def test_caches_are_keyed_on_what_they_hold_and_skipped_for_releases():

@@ -55,6 +55,15 @@ pytestmark = pytest.mark.browser
 TOC = "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/bigram\n"
 HYPERPARAMETERS = "# Hyperparameters"
 LAUNCH_TIMEOUT_MS = 120_000
+# Records each state the live-code button shows, with its words, in window.liveCodeStates.
+WATCH_BUTTON = """() => {
+  const button = document.querySelector(".live-code-button");
+  window.liveCodeStates = [];
+  new MutationObserver(() => {
+    const entry = `${button.dataset.state}: ${button.querySelector(".live-code-text").textContent}`;
+    if (window.liveCodeStates.at(-1) !== entry) window.liveCodeStates.push(entry);
+  }).observe(button, { attributes: true, childList: true, subtree: true, characterData: true });
+}"""
 RUN_TIMEOUT_MS = 120_000
 
 
@@ -317,6 +326,8 @@ def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites
         assert "config = BIGRAM\n" in source
         plot = hyper.locator("xpath=following-sibling::div[contains(@class, 'cell')][1]")
 
+        # every state the button shows from here on, with its words
+        page.evaluate(WATCH_BUTTON)
         images = []
         for max_iters in (300, 600):
             edit(hyper, page, source.replace("= BIGRAM\n", f"= replace(BIGRAM, max_iters={max_iters})\n"))
@@ -325,6 +336,10 @@ def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites
             if not images:  # the cells above it ran first; the ones below have not run yet
                 ran, at = ran_cells(page), hyper_index(page)
                 assert all(ran[: at + 1]) and not any(ran[at + 1 :]), ran
+                # the cell calls fit: while it ran, the button said the page was loading models
+                states = page.evaluate("window.liveCodeStates")
+                assert any(s.startswith("models: Loading the book's trained models") for s in states), states
+                assert states[-1].startswith("ready: Live"), states
             assert 2.0 < live_val < 4.5 and live_val != built_val
             previous = plot.locator(IMAGE).first.get_attribute("src") if images else None
             plot.locator(".thebe-run-button").click()
@@ -371,6 +386,7 @@ def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites
     assert not [p for p in Path("/proc").glob("[0-9]*/cmdline") if origin in _read(p)], "the Jupyter server"
     log = "".join(lines)
     assert "Kernel started" in log
+    assert f"Trained models: the build's, in {live.local_runs()}" in log, "the kernel reads the build's runs"
     assert token not in log, "the token is never printed, nor in the server's log"
     for page_file in sites["local"].rglob("*.html"):
         assert token not in page_file.read_text(encoding="utf-8")

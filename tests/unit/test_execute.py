@@ -27,8 +27,8 @@ def test_the_runs_start_largest_first_and_skip_what_the_cache_has(tmp_path, monk
     assert "small-gpt" not in untrained_runs()
 
 
-def test_without_the_run_cache_nothing_is_trained_first(monkeypatch):
-    monkeypatch.delenv(CACHE_ENV, raising=False)
+def test_with_the_run_cache_off_nothing_is_trained_first(monkeypatch):
+    monkeypatch.setenv(OFF_ENV, "1")
     assert untrained_runs() == {}
 
 

@@ -1,0 +1,63 @@
+"""The runs the build trained, published beside the sites (``_build/html/runs``) as the publishing
+workflow deploys them: every run the chapters train, each file as its manifest says, none loaded
+by a page, and a reader's kernel loads them from a server as the build trained them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import pytest
+
+from selfattn import cache, fit, published
+from selfattn.runs import LADDER, book_runs
+from tests.helpers import page_text
+from tools import ROOT, RUNS
+from tools.serve import serve
+
+
+@pytest.fixture(scope="module")
+def manifest(built_book) -> dict:
+    return json.loads((built_book / published.RUNS / published.MANIFEST).read_text())
+
+
+def test_every_run_the_chapters_train_is_published_as_its_manifest_says(built_book, manifest):
+    assert manifest["provenance"] == cache.provenance(), "made by this checkout's code"
+    keys = {cache.run_key(run.kind, run.config) for run in book_runs().values()}
+    assert keys <= manifest["runs"].keys(), f"unpublished: {keys - manifest['runs'].keys()}"
+    files = {file.name for file in (built_book / published.RUNS).glob("*.pt")}
+    assert files == {entry["file"] for entry in manifest["runs"].values()}
+    for key, entry in manifest["runs"].items():
+        data = (built_book / published.RUNS / entry["file"]).read_bytes()
+        assert len(data) == entry["bytes"] and hashlib.sha256(data).hexdigest() == entry["sha256"], key
+
+
+def test_the_readme_says_how_big_the_published_runs_are(manifest):
+    """The README's "about N MB" is the published runs' size within a fifth (runs a test or a
+    try cell trained with the same code are published beside the book's)."""
+    said = re.search(r"about (\d+) MB", (ROOT / "README.md").read_text().split("published runs")[1])
+    size = sum(entry["bytes"] for entry in manifest["runs"].values()) / 1e6
+    assert said and abs(float(said.group(1)) - size) <= 0.2 * size, f"{size:.1f} MB published"
+
+
+def test_no_page_loads_the_runs(built_book):
+    """The runs add nothing to what a reader downloads to read a page."""
+    for page in built_book.glob("**/*.html"):
+        assert f"{published.RUNS}/{published.MANIFEST}" not in page_text(page), page
+        assert not re.search(r'(src|href)="[^"]*\.pt"', page_text(page)), page
+
+
+def test_a_readers_kernel_loads_the_built_run_from_the_served_site(built_book, monkeypatch, tmp_path, capsys):
+    rung = LADDER["layernorm"]
+    key = cache.run_key(rung.kind, rung.config)
+    monkeypatch.delenv(cache.CACHE_ENV)
+    monkeypatch.setenv("SELFATTN_CACHE", str(tmp_path))
+    monkeypatch.setattr(published, "_manifests", {})
+    with serve(built_book) as site:
+        monkeypatch.setenv(published.URL_ENV, site.url(f"{published.RUNS}/"))
+        model, history = fit(rung.kind, rung.config)
+    assert "Loaded the book's trained run" in capsys.readouterr().err
+    built = cache.read(RUNS / f"{key}.pt")
+    assert history.val_loss == built["history"]["val_loss"] and history.seconds == built["history"]["seconds"]
+    assert all(value.equal(built["state_dict"][name]) for name, value in model.state_dict().items())
