@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         f"\npages: {len(weights)}; heaviest: {heaviest} at {row['total'] / 1e6:.2f} MB "
         f"({row['gzip'] / 1e6:.2f} MB gzipped)"
     )
-    print(f"whole site (without the PDF): {total / 1e6:.1f} MB in {files:,} files")
+    print(f"whole site (without the PDF and the published runs): {total / 1e6:.1f} MB in {files:,} files")
     print(
         f"budget: {PAGE_BUDGET / 1e6:.1f} MB a page ({GZIP_BUDGET / 1e6:.1f} MB gzipped), "
         f"{SITE_BUDGET / 1e6:.0f} MB the site"

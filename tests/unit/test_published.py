@@ -193,3 +193,10 @@ def test_fetching_everything_says_so_when_the_runs_are_another_codes(book, serve
     out = capsys.readouterr().out
     assert "made by another version of the book's code (commit test)" in out
     assert not cache.cache_folder().exists() or not list(cache.cache_folder().glob("*.pt"))
+
+
+def test_turning_the_cache_off_turns_fetching_off(book, server, reader, monkeypatch, capsys):
+    monkeypatch.setenv(cache.OFF_ENV, "1")
+    _, history = reader(server)
+    assert capsys.readouterr().err == "", "the server was not asked"
+    assert history.seconds != book.history.seconds and not cache.cache_folder()
