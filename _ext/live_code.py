@@ -51,6 +51,13 @@ from _ext.npm_dependency import npm_dependency, pinned_version
 
 THEBE_VERSION = pinned_version("thebe")  # package.json's dependencies
 THEBE_SITE_DIR = "_thebe"  # the site's copy of thebe's lib/ folder
+# The handlers sphinx-thebe connects that add its assets to pages (CONTRIBUTING.md, "Other
+# packages' private parts": "thebe handlers").
+SPHINX_THEBE_HANDLERS = (
+    sphinx_thebe.st_static_path,
+    sphinx_thebe.init_thebe_core,
+    sphinx_thebe.update_thebe_context,
+)
 THEBE_URL = f"{THEBE_SITE_DIR}/index.js"
 DEFAULT_BINDERHUB = "https://mybinder.org"
 SERVER_INFO_ENV = "LIVE_CODE_SERVER_INFO"
@@ -94,10 +101,9 @@ def _copy_thebe(app: Sphinx, exception: Exception | None) -> None:
 def _drop_sphinx_thebe_assets(app: Sphinx) -> None:
     """Keep sphinx-thebe's config value (the theme reads it) but none of its page assets: its
     handlers are disconnected (``app.disconnect``), and its style sheet is left off each page."""
-    unwanted = {sphinx_thebe.st_static_path, sphinx_thebe.init_thebe_core, sphinx_thebe.update_thebe_context}
-    for listeners in app.events.listeners.values():
+    for listeners in app.events.listeners.values():  # private: CONTRIBUTING.md, "event listeners"
         for listener in list(listeners):
-            if listener.handler in unwanted:
+            if listener.handler in SPHINX_THEBE_HANDLERS:
                 app.disconnect(listener.id)
 
 

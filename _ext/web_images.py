@@ -27,7 +27,7 @@ def sizes(app: Sphinx, names: set[str]) -> dict[str, tuple[int, int]]:
     """The pixel size of each raster image the HTML builder copies into ``_images/`` as one of
     ``names``."""
     found = {}
-    for source, name in app.builder.images.items():
+    for source, name in app.builder.images.items():  # private: CONTRIBUTING.md, "builder images"
         if name in names:
             try:
                 with Image.open(Path(app.srcdir, source)) as image:

@@ -41,6 +41,7 @@ class ShareExerciseTitles(SphinxTransform):
     default_priority = 21  # after Sphinx translates (Locale, 20)
 
     def apply(self, **kwargs: Any) -> None:
+        # private: CONTRIBUTING.md, "Other packages' private parts", "exercise registry"
         registry = getattr(self.env, "sphinx_exercise_registry", {})
         for node in self.document.findall(exercise_subtitle):
             exercise = node.parent.parent

@@ -17,7 +17,8 @@ from docutils import nodes
 from myst_nb.ext.glue.roles import PasteTextRole
 from sphinx.application import Sphinx
 
-RENDERER = "nb_renderer"  # where MyST-NB keeps a notebook's renderer on its document
+RENDERER = "nb_renderer"  # where MyST-NB keeps a notebook's renderer on its document (private:
+# CONTRIBUTING.md, "Other packages' private parts", "glue renderer")
 
 
 class PasteTextRoleTranslated(PasteTextRole):

@@ -46,6 +46,7 @@ def translate_pdf(app: Sphinx, env: BuildEnvironment, docnames: list[str]) -> No
         for start, target, title, *rest in app.config.latex_documents
     ]
     back_matter = translations.gettext(BACK_MATTER)
+    # private: CONTRIBUTING.md, "Other packages' private parts", "LaTeX preamble"
     app.builder.context["preamble"] += f"\n\\renewcommand\\sabookbackmattername{{{back_matter}}}\n"
 
 

@@ -1,10 +1,14 @@
 """The project uses other packages through their public interfaces: no module of it assigns to an
 attribute (or an item) of another package's module, class or object reached from one, and no
-extension declares another package's parallel safety or edits Sphinx's registry."""
+extension declares another package's parallel safety or edits Sphinx's registry. Writing an item
+into Sphinx's ``env``, a ``document`` or the builder's ``context``, or reading
+``app.events.listeners``, reaches into what other packages keep there: only the files that
+CONTRIBUTING.md's table "Other packages' private parts" names do it."""
 
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
@@ -69,6 +73,36 @@ def patches(path: Path) -> list[str]:
     return found
 
 
+def reaches_into_state(path: Path) -> list[str]:
+    """Each place in ``path`` that writes an item into ``env``, a ``document`` or
+    ``app.builder.context``, or reads ``app.events.listeners``, as ``file:line: code``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    name = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in (t for t in targets if isinstance(t, ast.Subscript)):
+                root, attributes = _chain(target)
+                into_env = "env" in attributes or (root == "env" and attributes)  # not a dict named env
+                into_document = "document" in {root, *attributes}
+                if into_env or into_document or {"builder", "context"} <= set(attributes):
+                    found.append(f"{name}:{node.lineno}: {ast.unparse(node).splitlines()[0]}")
+        elif isinstance(node, ast.Attribute) and node.attr == "listeners":
+            if isinstance(node.value, ast.Attribute) and node.value.attr == "events":
+                found.append(f"{name}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def private_table_files() -> set[str]:
+    """The files CONTRIBUTING.md's table "Other packages' private parts" names."""
+    section = (
+        (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8").split("## Other packages' private parts")[1]
+    )
+    rows = [line for line in section.split("\n## ")[0].splitlines() if line.startswith("| ")]
+    return {where for row in rows for where in re.findall(r"`(_ext/[^`]+|code/[^`]+|tools/[^`]+)`", row)}
+
+
 def sources() -> list[Path]:
     return sorted(
         p for folder in PYTHON for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts
@@ -78,6 +112,32 @@ def sources() -> list[Path]:
 def test_no_module_sets_anything_of_another_package():
     found = [line for path in sources() for line in patches(path)]
     assert not found, "use a public interface (an option, a hook, a subclass) instead:\n" + "\n".join(found)
+
+
+def test_only_the_files_the_private_table_names_reach_into_other_packages_state():
+    allowed = private_table_files()
+    found = [line for path in sources() for line in reaches_into_state(path)]
+    outside = [line for line in found if line.split(":")[0] not in allowed]
+    assert not outside, (
+        "a write into env, a document or the builder's context, or a read of app.events.listeners, "
+        "outside the files of CONTRIBUTING.md's table \"Other packages' private parts\": use a public "
+        "interface, or add a row for it:\n" + "\n".join(outside)
+    )
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def keep(self):\n    self.document['nb_renderer'] = 1",
+        "def keep(env):\n    env.registry_of_theirs['x']['node'] = 2",
+        "def preamble(app):\n    app.builder.context['preamble'] += 'x'",
+        "def listeners(app):\n    return list(app.events.listeners)",
+    ],
+)
+def test_the_check_finds_each_reach_into_state(tmp_path, code):
+    module = tmp_path / "module.py"
+    module.write_text(code)
+    assert len(reaches_into_state(module)) == 1, code
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,101 @@
+"""Each part of another package that the book uses without its documentation promising it (the
+table "Other packages' private parts" in CONTRIBUTING.md) is still there, in the version checked.
+
+A failure names the package and the table: check the use against the new version, change the
+code if it moved, and update the row's version.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from importlib.metadata import version
+from pathlib import Path
+
+import myst_nb.core.render
+import pydata_sphinx_theme
+import pytest
+import sphinx.events
+import sphinx_exercise
+import sphinx_thebe
+from sphinx.builders.html import StandaloneHTMLBuilder
+from sphinx.builders.latex import LaTeXBuilder
+
+from _ext import live_code
+from tools import ROOT
+
+CONTRIBUTING = ROOT / "CONTRIBUTING.md"
+TABLE = 'the table "Other packages\' private parts" in CONTRIBUTING.md'
+COLUMNS = ("use", "package", "version", "what", "where", "why")
+
+
+def private_parts() -> dict[str, dict[str, str]]:
+    """The table's rows, by their first column."""
+    section = CONTRIBUTING.read_text(encoding="utf-8").split("## Other packages' private parts")[1]
+    section = section.split("\n## ")[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| ---")]
+    parsed = [
+        dict(zip(COLUMNS, (cell.strip() for cell in row.strip("|").split(" | ")), strict=True))
+        for row in rows
+    ]
+    return {row["use"]: row for row in parsed[1:]}  # the first row is the header
+
+
+def theme_template(name: str) -> str:
+    folder = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
+    return (folder / name).read_text(encoding="utf-8")
+
+
+def thebe_handlers() -> set[str]:
+    """The names of the sphinx-thebe handlers the book disconnects."""
+    return {handler.__name__ for handler in live_code.SPHINX_THEBE_HANDLERS}
+
+
+# What each use needs of its package, as a check on the installed version.
+STILL_THERE: dict[str, Callable[[], bool]] = {
+    "glue renderer": lambda: 'self.document["nb_renderer"]' in inspect.getsource(myst_nb.core.render),
+    "exercise registry": lambda: (
+        'self.env.sphinx_exercise_registry[label]["node"]'
+        in inspect.getsource(sphinx_exercise.post_transforms)
+    ),
+    "event listeners": lambda: (
+        {"id", "handler"} <= set(sphinx.events.EventListener._fields)
+        and "self.listeners[name].append(EventListener(" in inspect.getsource(sphinx.events.EventManager)
+    ),
+    "thebe handlers": lambda: all(
+        f", {name})" in inspect.getsource(sphinx_thebe.setup) for name in thebe_handlers()
+    ),
+    "builder images": lambda: "self.images[" in inspect.getsource(StandaloneHTMLBuilder),
+    "LaTeX preamble": lambda: (
+        "self.context.update(self.config.latex_elements)" in inspect.getsource(LaTeXBuilder.init_context)
+    ),
+    "theme head": lambda: (
+        "_static/scripts/fontawesome.js" in theme_template("static/webpack-macros.html")
+        and "document.documentElement.dataset.theme = " in theme_template("layout.html")
+    ),
+}
+
+
+def test_the_table_lists_each_use_the_tests_hold():
+    assert set(private_parts()) == set(STILL_THERE), f"{TABLE} and this test list different uses"
+
+
+@pytest.mark.parametrize("use", sorted(STILL_THERE))
+def test_each_private_part_is_still_there_in_the_version_checked(use):
+    row = private_parts()[use]
+    installed = version(row["package"])
+    assert installed == row["version"], (
+        f"{row['package']} is {installed}, and {TABLE} checked {row['version']} for '{use}': check that "
+        f"it still holds ({row['what']}), then update the row"
+    )
+    assert STILL_THERE[use](), (
+        f"{row['package']} {installed} changed what '{use}' uses ({row['what']}, in {row['where']}): "
+        f"change the code, and {TABLE}"
+    )
+
+
+@pytest.mark.parametrize("use", sorted(STILL_THERE))
+def test_each_row_names_files_that_exist(use):
+    for where in re.findall(r"`([^`]+)`", private_parts()[use]["where"]):
+        assert (ROOT / where).is_file(), f"{TABLE}: '{use}' names {where}, which does not exist"
