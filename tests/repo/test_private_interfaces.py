@@ -20,7 +20,6 @@ import sphinx.events
 import sphinx_exercise
 import sphinx_thebe
 from sphinx.builders.html import StandaloneHTMLBuilder
-from sphinx.builders.latex import LaTeXBuilder
 
 from _ext import live_code
 from tools import ROOT
@@ -67,9 +66,6 @@ STILL_THERE: dict[str, Callable[[], bool]] = {
         f", {name})" in inspect.getsource(sphinx_thebe.setup) for name in thebe_handlers()
     ),
     "builder images": lambda: "self.images[" in inspect.getsource(StandaloneHTMLBuilder),
-    "LaTeX preamble": lambda: (
-        "self.context.update(self.config.latex_elements)" in inspect.getsource(LaTeXBuilder.init_context)
-    ),
     "theme head": lambda: (
         "_static/scripts/fontawesome.js" in theme_template("static/webpack-macros.html")
         and "document.documentElement.dataset.theme = " in theme_template("layout.html")
