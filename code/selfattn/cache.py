@@ -85,7 +85,7 @@ def imported_modules(names: Iterable[str], package: Path = PACKAGE, skip: Iterab
             path = folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
             if path.is_file() and path not in found:
                 found.add(path)
-                todo.extend(_imports(path))
+                todo.extend(imports_of(".".join(parts[:depth]), package))
     return sorted(found)
 
 
@@ -98,6 +98,13 @@ def _imports(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
     return names
+
+
+def imports_of(name: str, package: Path = PACKAGE) -> list[str]:
+    """The modules the package's module ``name`` imports, by name (:func:`imported_modules` reads
+    the same)."""
+    folder = package.joinpath(*name.split(".")[1:])
+    return _imports(folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py"))
 
 
 def every_module(package: Path = PACKAGE) -> list[str]:

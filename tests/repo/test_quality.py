@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from selfattn import cache
 from tests.helpers import npm_bin
 from tools import ROOT
 
@@ -49,3 +50,40 @@ def test_prose_and_comments_have_no_common_misspellings():
     docs = ["README.md", "CONTRIBUTING.md"]
     result = run(sys.executable, "-m", "codespell_lib", *words, *docs, *prose, *PYTHON)
     assert result.returncode == 0, f"codespell (fix the word, or allow it in ALLOWED_WORDS):\n{result.stdout}"
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """A cycle of ``graph`` (module → the modules it imports), as a path, or [] when it has none."""
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> list[str]:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return []
+        for imported in sorted(graph[module]):
+            cycle = visit(imported, [*path, module])
+            if cycle:
+                return cycle
+        done.add(module)
+        return []
+
+    return next((cycle for module in sorted(graph) if (cycle := visit(module, []))), [])
+
+
+def package_imports() -> dict[str, set[str]]:
+    """Each module of the package → the package's modules it imports (its ``__init__`` aside: it
+    gathers the public names of the modules under it)."""
+    modules = set(cache.every_module()) - {"selfattn"}
+    return {module: set(cache.imports_of(module)) & modules - {module} for module in modules}
+
+
+def test_the_package_imports_without_a_cycle():
+    graph = package_imports()
+    assert graph["selfattn.training"] >= {"selfattn.cache", "selfattn.models"}, "the graph is read"
+    assert import_cycle(graph) == [], f"modules that import each other: {' -> '.join(import_cycle(graph))}"
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert import_cycle({"a": {"b"}, "b": set()}) == []
