@@ -44,14 +44,14 @@ endef
 # Trained runs are kept here and shared by the HTML build, the PDF build and the tests
 # (selfattn/cache.py); the key covers the config, the data and the model and training source.
 RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
-# jupyter-book build, with the chapters executed on every core first (tools/build.py)
-BUILD    := $(RUNS) $(BIN)/python -m tools.build -W -n --keep-going
+# jupyter-book build, with the chapters executed on every core first (bookbuild/build.py)
+BUILD    := $(RUNS) $(BIN)/python -m bookbuild.build -W -n --keep-going
 # With XeLaTeX, make book builds the PDF editions after the sites and copies each into its site:
 # the sites link to them from the start (_ext/pdf_link.py).
 SITE_ENV := $(if $(HAVE_TEX),SELFATTN_PDF_EDITION=1)
-# The chapters into the execution cache alone, on every core (tools/execute.py). After it, the
+# The chapters into the execution cache alone, on every core (bookbuild/execute.py). After it, the
 # two editions' builds share nothing but that cache, and each pair runs side by side (make -j2).
-EXECUTE  := $(RUNS) $(BIN)/python -m tools.execute
+EXECUTE  := $(RUNS) $(BIN)/python -m bookbuild.execute
 SIDE_BY_SIDE := $(MAKE) -j2 --output-sync=target --no-print-directory
 
 # Python: every package at the version and with the hashes in requirements.lock (make lock
@@ -122,10 +122,10 @@ site-zh:
 	$(SITE_ENV) $(BUILD) --language zh_CN
 
 ## translations: extract the English messages and merge them into the Chinese edition's catalogs
-## (locale/zh_CN); new or changed messages then show up in `python -m tools.catalogs check`
+## (locale/zh_CN); new or changed messages then show up in `python -m bookbuild.catalogs check`
 translations: $(INSTALL)
 	$(BUILD) --all --builder custom --custom-builder gettext
-	$(BIN)/python -m tools.catalogs update
+	$(BIN)/python -m bookbuild.catalogs update
 
 ## lock: resolve requirements.txt again into requirements.lock, with pip-tools in its own venv;
 ## LOCK_ARGS=--upgrade moves every package to its newest allowed version, or

@@ -1,7 +1,7 @@
 """Every chapter is read again when the package it runs has changed.
 
 The chapters' outputs come from the execution cache, which runs every chapter again when the
-code of ``selfattn`` changes (``tools/execute.py``). Sphinx reads a page again only when its own
+code of ``selfattn`` changes (``bookbuild/execute.py``). Sphinx reads a page again only when its own
 source or the config changed, and would keep the old outputs; so the package's digest is a config
 value that rebuilds the environment, set here when the config is read.
 """

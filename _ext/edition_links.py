@@ -1,7 +1,7 @@
 """Two editions from one source: every page links to the same page in the other edition.
 
 The English site is the root of the build (``_build/html``), the Chinese one lives beside it in
-``zh/`` (``python -m tools.build --language zh_CN``). A button at the top of each page, beside
+``zh/`` (``python -m bookbuild.build --language zh_CN``). A button at the top of each page, beside
 the theme's own, leads to the page with the same name in the other edition.
 """
 

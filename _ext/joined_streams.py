@@ -8,7 +8,7 @@ next. This extension joins consecutive pieces of the same stream (stdout with st
 stderr) back into one block, character for character, as Jupyter itself shows them; output
 between them (a figure, a displayed value) keeps them apart. Nothing is stripped or reordered.
 
-``tools/check_determinism.py`` compares executions after the same joining.
+``bookbuild/check_determinism.py`` compares executions after the same joining.
 """
 
 from __future__ import annotations

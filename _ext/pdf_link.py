@@ -1,7 +1,7 @@
 """The PDF edition on the site: copy the built PDF into the HTML output and link to it.
 
 ``make pdf`` leaves each edition's PDF at ``_build/pdf-<language>/_build/latex/<targetname>.pdf``
-(``tools.built_pdf``). An HTML build has a PDF edition when it finds its language's file, or when
+(``bookbuild.built_pdf``). An HTML build has a PDF edition when it finds its language's file, or when
 ``SELFATTN_PDF_EDITION=1`` says that one is built after it: ``make book`` builds the sites first,
 so that they need not wait for LaTeX, and copies each PDF into its site when it is built. Then
 this extension
@@ -28,7 +28,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from tools import built_pdf as edition
+from bookbuild import built_pdf as edition
 
 TAG = "pdf_edition"
 BUILT_AFTER = "SELFATTN_PDF_EDITION"  # "1": the PDF is built after this site and copied into it

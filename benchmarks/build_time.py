@@ -27,7 +27,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import ROOT
+from bookbuild import ROOT
 
 BUDGETS_S = {
     "make lint": 60.0,

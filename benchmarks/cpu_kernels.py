@@ -26,8 +26,8 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+from bookbuild import ROOT
 from selfattn.arithmetic import PINNED
-from tools import ROOT
 
 RUNS = ["bigram", "attention", "multihead", "ffwd", "deep-plain", "residual", "layernorm", "small-gpt"]
 

@@ -22,9 +22,9 @@ import tempfile
 from pathlib import Path
 
 from _ext.katex_math import node_binary
-from tools import ROOT
+from bookbuild import ROOT
 from tools.browser import CHROMIUM
-from tools.page_weight import site_pages
+from tools.page_downloads import site_pages
 from tools.serve import serve
 
 LIGHTHOUSE = ROOT / "node_modules" / "lighthouse" / "cli" / "index.js"

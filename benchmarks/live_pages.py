@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tools import ROOT
+from bookbuild import ROOT
 
 INIT_BUDGET = 20.0  # seconds from the kernel being ready to the setup cells having run
 RUN_ALL_BUDGET = 60.0  # seconds for the whole page, try-it cells left out
@@ -187,7 +187,7 @@ def inside(args: list[str]) -> None:
 
 
 def chapters() -> list[str]:
-    from tools.execute import chapters as in_toc_order
+    from bookbuild.execute import chapters as in_toc_order
 
     return [path.stem for path in in_toc_order()]
 

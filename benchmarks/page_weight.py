@@ -3,7 +3,7 @@
 Every page is opened on a first visit (empty cache) in headless Chromium with all outside traffic
 blocked, and every file the page fetched is counted at its size on disk, by kind: the HTML, its
 scripts and style sheets, fonts, images, and data (the search index, ...).
-The measuring is ``tools.page_weight``'s, the same that tests/site/test_site.py holds to the budget.
+The measuring is ``tools.page_downloads``'s, the same that tests/site/test_site.py holds to the budget.
 
     python -m benchmarks.page_weight [SITE]      # SITE defaults to _build/html
 
@@ -16,8 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from tools import ROOT
-from tools.page_weight import GZIP_BUDGET, PAGE_BUDGET, SITE_BUDGET, measure, over_budget, site_size, table
+from bookbuild import ROOT
+from tools.page_downloads import GZIP_BUDGET, PAGE_BUDGET, SITE_BUDGET, measure, over_budget, site_size, table
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,10 +16,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from bookbuild import ROOT
 from selfattn import ATTENTION
-from tools import ROOT
 from tools.figure_page import draw
-from tools.page_weight import FigureWeight, figure_weight
+from tools.page_downloads import FigureWeight, figure_weight
 
 
 def print_table(rows: list[tuple[str, FigureWeight]]) -> None:

@@ -33,11 +33,11 @@ from dataclasses import dataclass
 
 import torch
 
+from bookbuild import ROOT
 from selfattn import ATTENTION, TrainConfig, load_corpus, make_model
 from selfattn.gpt import GPTLanguageModel, MultiHeadAttention, MultiHeadLanguageModel
 from selfattn.runs import LADDER
 from selfattn.threads import ALL_CORES
-from tools import ROOT
 
 LECTURE_EVAL_ITERS = 200  # the lecture's scripts average 200 batches per split
 

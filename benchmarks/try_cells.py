@@ -23,9 +23,9 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
+from bookbuild import CELL_TIMEOUT, ROOT, RUNS
 from selfattn.cache import CACHE_ENV
 from selfattn.runs import TRY_SECONDS
-from tools import CELL_TIMEOUT, ROOT, RUNS
 
 TRY_MARK = "# Hyperparameters:"
 TRAIN_FOR_REAL = 'import os\nos.environ["SELFATTN_NO_CACHE"] = "1"'

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from bookbuild import ROOT, RUNS
 from selfattn.cache import CACHE_ENV
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, HTML, PDF, PDF_ZH
-from tools import ROOT, RUNS
 
 # Trained runs are shared with the book's build, as `make test` does (selfattn/cache.py).
 os.environ.setdefault(CACHE_ENV, str(RUNS))

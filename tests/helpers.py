@@ -19,11 +19,11 @@ from packaging.utils import canonicalize_name
 
 from _ext.katex_math import node_binary
 from _ext.translation.figure_words import map_texts
+from bookbuild import ROOT, built_pdf
 from selfattn import History, TrainConfig, cache, fit, published
-from tools import ROOT, built_pdf
 
 HTML = ROOT / "_build" / "html"
-# The PDF editions, where make pdf builds them (tools.build_pdf).
+# The PDF editions, where make pdf builds them (bookbuild.build_pdf).
 PDF, PDF_ZH = built_pdf("en"), built_pdf("zh_CN")
 
 # The page of the interactive figures (tools.figure_page) as the figure tests build it:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tools import ROOT
+from bookbuild import ROOT
 
 CHROMIUM = os.environ.get("SELFATTN_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [

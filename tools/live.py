@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import IO
 
 from _ext.live_code import SERVER_INFO_ENV
+from bookbuild import ROOT, RUNS
 from selfattn.cache import CACHE_ENV
-from tools import ROOT, RUNS
 from tools.serve import SERVER_INFO, serve
 
 
@@ -44,7 +44,7 @@ def build_site(output: Path, toc: Path | None = None, local_server: bool = True,
     With ``local_server`` the pages' live code asks this tool for a Jupyter server; without, it
     uses Binder, as the published site does.
     """
-    command = [sys.executable, "-m", "tools.build", "--path-output", str(output)]
+    command = [sys.executable, "-m", "bookbuild.build", "--path-output", str(output)]
     command += ["--toc", str(toc)] if toc else []
     env = {name: value for name, value in os.environ.items() if name != SERVER_INFO_ENV}
     if local_server:

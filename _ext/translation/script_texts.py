@@ -3,7 +3,7 @@
 The figures' script and the live code's write their labels and messages through one lookup,
 ``phrase("English {name}", values)``, that reads the page's ``window.selfattnText``. A translated
 build gives every page that dictionary, as a static script made from
-``locale/<language>/scripts.json`` (``python -m tools.catalogs`` keeps that file in step with the
+``locale/<language>/scripts.json`` (``python -m bookbuild.catalogs`` keeps that file in step with the
 scripts); English pages have none and keep the English.
 """
 

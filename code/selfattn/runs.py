@@ -173,7 +173,7 @@ def book_runs() -> dict[str, Rung]:
     """The runs the chapters train in full, by name: Part II's two, every rung but the lecture's,
     the recipe's, and the rungs again with other seeds.
 
-    The build trains these before it runs the chapters (``tools.execute``), so that no chapter
+    The build trains these before it runs the chapters (``bookbuild.execute``), so that no chapter
     holds a core while it waits for a model that another chapter is training.
     """
     part_ii = {

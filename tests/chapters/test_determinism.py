@@ -1,6 +1,6 @@
 """The same text in every printing: executions of a chapter print the same words and numbers.
 
-Without executing anything: the comparison of ``tools/check_determinism.py`` finds a changed
+Without executing anything: the comparison of ``bookbuild/check_determinism.py`` finds a changed
 number and names the cell, ignores only the declared timings and the places where the kernel
 happened to cut a stream, and reads hidden glued values too. On a page built by Jupyter Book,
 pieces of one printed line show as one line (``_ext/joined_streams.py``).
@@ -20,9 +20,9 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from bookbuild import ROOT
+from bookbuild import check_determinism as determinism
 from tests.helpers import code_blocks
-from tools import ROOT
-from tools import check_determinism as determinism
 
 
 def stdout(*pieces: str) -> list:

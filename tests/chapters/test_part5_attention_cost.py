@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from bookbuild import ROOT
 from selfattn.attention_cost import (
     loglog_slope,
     naive_attention,
@@ -24,7 +25,6 @@ from selfattn.attention_cost import (
 )
 from selfattn.runs import LADDER
 from tests.helpers import agrees_to_rounding, chapter, figure_alts, shows_source
-from tools import ROOT
 
 pytestmark = pytest.mark.book
 

@@ -10,9 +10,9 @@ import re
 
 import pytest
 
+from bookbuild import ROOT
 from selfattn import engine, training
 from tests.helpers import chapter, included_objects, unshown_sources
-from tools import ROOT
 
 PAGE = "beyond-one-machine"
 SOURCE = ROOT / "book" / f"{PAGE}.md"

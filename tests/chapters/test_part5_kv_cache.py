@@ -13,12 +13,12 @@ import re
 
 import pytest
 
+from bookbuild import ROOT
 from selfattn import kv_cache
 from selfattn.kv_cache import GPT2_SMALL, cache_memory
 from selfattn.models import generate
 from selfattn.runs import LADDER
 from tests.helpers import agrees_to_rounding, chapter, figure_alts, included_objects, unshown_sources
-from tools import ROOT
 
 PAGE = "kv-cache"
 SOURCE = ROOT / "book" / f"{PAGE}.md"

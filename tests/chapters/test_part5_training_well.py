@@ -12,10 +12,10 @@ import re
 
 import pytest
 
+from bookbuild import ROOT
 from selfattn import checkpoints, recipe
 from selfattn.runs import RECIPE_PARTS, SEEDS
 from tests.helpers import chapter, included_objects, unshown_sources
-from tools import ROOT
 
 PAGE = "training-well"
 SOURCE = ROOT / "book" / f"{PAGE}.md"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import ROOT
+from bookbuild import ROOT
 
 BOOK = ROOT / "book"
 RUN_DEFINITIONS = [

@@ -20,9 +20,9 @@ import pytest
 import yaml
 from myst_nb.core.variables import format_plain_text
 
+from bookbuild import ROOT
+from bookbuild.catalogs import CATALOGS, read
 from tests.helpers import HTML, PDF, PDF_ZH, page_text
-from tools import ROOT
-from tools.catalogs import CATALOGS, read
 
 BUILD = PDF.parent.parent  # _build
 EXECUTED = BUILD / "jupyter_execute"

@@ -17,9 +17,9 @@ import torch
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from bookbuild import ROOT
 from selfattn import ATTENTION, cache, published
 from tests.helpers import locked_versions, publish_a_run
-from tools import ROOT
 from tools.serve import serve
 
 BINDER = ROOT / "binder"

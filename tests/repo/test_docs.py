@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.build_time import BUDGETS_S
-from tools import ROOT
+from bookbuild import ROOT
 
 DOCS = ["README.md", "CONTRIBUTING.md"]
 

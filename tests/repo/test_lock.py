@@ -15,8 +15,8 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 from _ext.npm_dependency import npm_dependency
+from bookbuild import ROOT
 from tests.helpers import locked_versions
-from tools import ROOT
 
 LOCK = ROOT / "requirements.lock"
 PYTORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"

@@ -22,7 +22,7 @@ import sphinx_thebe
 from sphinx.builders.html import StandaloneHTMLBuilder
 
 from _ext import live_code
-from tools import ROOT
+from bookbuild import ROOT
 
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 TABLE = 'the table "Other packages\' private parts" in CONTRIBUTING.md'

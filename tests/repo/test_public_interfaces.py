@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tools import ROOT
+from bookbuild import ROOT
 
-PYTHON = ["code", "_ext", "tools", "benchmarks", "tests"]
-PROJECT = {"selfattn", "_ext", "tools", "tests", "benchmarks"}
+PYTHON = ["code", "_ext", "bookbuild", "tools", "benchmarks", "tests"]
+PROJECT = {"selfattn", "_ext", "bookbuild", "tools", "tests", "benchmarks"}
 # Attributes only another package's machinery may set.
 NOT_OURS = {"parallel_read_safe", "parallel_write_safe", "registry"}
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from bookbuild import ROOT
 from selfattn import cache
 from tests.helpers import npm_bin
-from tools import ROOT
 
-PYTHON = ["code", "tests", "benchmarks", "tools", "_ext"]
+PYTHON = ["code", "tests", "benchmarks", "bookbuild", "tools", "_ext"]
 JAVASCRIPT = [
     "code/selfattn/figures/figures.js",
     "_ext/live_code_static/live-code.js",

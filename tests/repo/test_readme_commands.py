@@ -2,10 +2,11 @@
 repository's root, in a subprocess, with the reader's environment (none of the import paths pytest
 adds).
 
-Each documented ``python -m tools...`` and ``python -m benchmarks...`` answers ``--help`` (and
-does nothing else), every ``make`` target either file names is one the Makefile has, and the
-README names the two commands, every test tier and ``make help``. What ``make live`` runs,
-``python -m tools.live``, serves a chapter's live build in ``tests/site/test_live.py``.
+Each documented ``python -m bookbuild...``, ``python -m tools...`` and ``python -m benchmarks...``
+answers ``--help`` (and does nothing else), every ``make`` target either file names is one the
+Makefile has, and the README names the two commands, every test tier and ``make help``. What
+``make live`` runs, ``python -m tools.live``, serves a chapter's live build in
+``tests/site/test_live.py``.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import sys
 
 import pytest
 
+from bookbuild import ROOT
 from tests.helpers import reader_environment
-from tools import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CONTRIBUTING = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
@@ -26,7 +27,7 @@ MODULES = sorted(
     {
         module
         for text in DOCS.values()
-        for module in re.findall(r"python3? -m ((?:tools|benchmarks)\.[a-z_]+)", text)
+        for module in re.findall(r"python3? -m ((?:bookbuild|tools|benchmarks)\.[a-z_]+)", text)
     }
 )
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
@@ -39,7 +40,9 @@ def make_targets_named(text: str) -> set[str]:
 
 
 def test_the_docs_show_the_tools_and_benchmarks():
-    assert {"tools.live", "tools.build", "tools.catalogs", "benchmarks.build_time"} <= set(MODULES), MODULES
+    assert {"tools.live", "bookbuild.build", "bookbuild.catalogs", "benchmarks.build_time"} <= set(MODULES), (
+        MODULES
+    )
 
 
 @pytest.mark.parametrize("module", MODULES)

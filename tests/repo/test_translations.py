@@ -1,6 +1,6 @@
 """The Chinese edition's catalogs keep up with the English: one per chapter, every message
 translated, none fuzzy, every role, code span and formula kept; and every text the site's scripts
-write has its translation, with the same values filled in (``tools.catalogs``). And the Chinese
+write has its translation, with the same values filled in (``bookbuild.catalogs``). And the Chinese
 text keeps its own rules: buttons named by their Chinese labels, emphasis CommonMark can open, no
 space around a link, links named by their targets' titles, the terms of terminology.txt."""
 
@@ -13,8 +13,8 @@ import yaml
 from babel.messages.catalog import Message
 from markdown_it import MarkdownIt
 
-from tools import ROOT
-from tools.catalogs import (
+from bookbuild import ROOT
+from bookbuild.catalogs import (
     CATALOGS,
     ROLE,
     markup,
@@ -59,7 +59,7 @@ def test_the_check_sees_lost_markup_and_allows_translated_link_text():
 def test_every_text_the_scripts_write_is_translated():
     assert len(script_texts()) > 90, "the figures' labels and the live code's messages"
     found = script_problems()
-    assert not found, "run `python -m tools.catalogs update`, then translate:\n" + "\n".join(found[:40])
+    assert not found, "run `python -m bookbuild.catalogs update`, then translate:\n" + "\n".join(found[:40])
 
 
 def test_the_check_sees_untranslated_script_texts_and_changed_values(tmp_path):

@@ -18,9 +18,9 @@ from pathlib import Path
 import yaml
 
 from _ext import live_code
+from bookbuild import PDF_NAME, ROOT
 from selfattn import published
 from tests.helpers import npm_bin
-from tools import PDF_NAME, ROOT
 
 WORKFLOWS = ROOT / ".github" / "workflows"
 FILES = sorted(WORKFLOWS.glob("*.yml"))

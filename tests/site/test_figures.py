@@ -26,14 +26,15 @@ from playwright.sync_api import expect
 
 from _ext.figure_script import SCRIPT
 from _ext.live_code import SERVER_INFO_ENV
+from bookbuild import ROOT, RUNS
 from selfattn.figures import FIGURES, context_window
 from selfattn.figures.mechanism import head_stages
 from selfattn.sampling import Sampling
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN
-from tools import ROOT, RUNS, live
+from tools import live
 from tools.browser import offline_context, settle
 from tools.figure_page import notebook
-from tools.page_weight import figure_weight
+from tools.page_downloads import figure_weight
 from tools.serve import SERVER_INFO, SiteServer, serve
 
 pytestmark = pytest.mark.browser

@@ -43,9 +43,10 @@ import pytest
 import torch
 import yaml
 
+from bookbuild import ROOT
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from tests.helpers import reader_environment
-from tools import ROOT, live
+from tools import live
 from tools.browser import accessibility_problems, offline_context, settle
 from tools.serve import SERVER_INFO, serve
 

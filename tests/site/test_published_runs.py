@@ -10,10 +10,10 @@ import re
 
 import pytest
 
+from bookbuild import ROOT, RUNS
 from selfattn import cache, fit, published
 from selfattn.runs import LADDER, book_runs
 from tests.helpers import page_text
-from tools import ROOT, RUNS
 from tools.serve import serve
 
 

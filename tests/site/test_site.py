@@ -38,12 +38,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from _ext.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
 from benchmarks import lighthouse
+from bookbuild import ROOT
+from bookbuild.catalogs import CATALOGS, read, script_texts
 from selfattn.figures import FIGURES as INTERACTIVE_FIGURES
 from selfattn.figures.output import embedded_json
 from tests.helpers import PDF, code_blocks, figure_messages
-from tools import ROOT, page_weight
+from tools import page_downloads
 from tools.browser import Visit, accessibility_problems, first_visit, offline_context
-from tools.catalogs import CATALOGS, read, script_texts
 from tools.serve import serve
 
 pytestmark = pytest.mark.book
@@ -174,7 +175,7 @@ def crawl(site, server, browser) -> dict[str, PageReport]:
     and fetched, on a desktop and on a phone; then, on the same visit, the page switched to the
     reader's light and dark schemes (and back to light), and its figures' controls pressed."""
     reports = {}
-    for path in page_weight.site_pages(site):
+    for path in page_downloads.site_pages(site):
         name = path.relative_to(site).as_posix()
         with first_visit(browser, server.url(name)) as (page, visit):
             probe, accessibility = page.evaluate(PROBE), accessibility_problems(page)
@@ -192,7 +193,7 @@ def crawl(site, server, browser) -> dict[str, PageReport]:
         later = Visit(
             **{f.name: getattr(visit, f.name)[len(getattr(first, f.name)) :] for f in fields(Visit)}
         )
-        weights = page_weight.tally(site, first)
+        weights = page_downloads.tally(site, first)
         reports[name] = PageReport(
             first, probe, weights, accessibility, phone, texts, label, schemes, states, later
         )
@@ -235,13 +236,13 @@ def test_every_page_s_live_code_loads_thebe_from_the_site(site, server, crawl):
         f"{name}: {url}"
         for name, url in loads.items()
         for file in (url, url.replace("/index.js", "/thebe.css"))
-        if not file.startswith(f"{server.origin}/") or not page_weight.local_file(site, file).is_file()
+        if not file.startswith(f"{server.origin}/") or not page_downloads.local_file(site, file).is_file()
     ]
     assert not elsewhere, "live code that would load thebe from elsewhere:\n" + "\n".join(elsewhere)
     editions = {
-        name.split("/")[0] if name.split("/")[0] in page_weight.EDITION_FOLDERS else "" for name in loads
+        name.split("/")[0] if name.split("/")[0] in page_downloads.EDITION_FOLDERS else "" for name in loads
     }
-    assert editions == {"", *page_weight.EDITION_FOLDERS}, (
+    assert editions == {"", *page_downloads.EDITION_FOLDERS}, (
         f"pages with live code in {editions or 'no edition'}"
     )
 
@@ -550,7 +551,7 @@ def test_search_finds_a_term_and_only_pages_that_exist(site, server, browser):
     links = search(browser, server, "attention")
     assert links, "searching for 'attention' found nothing"
     for link in links:
-        path = page_weight.local_file(site, link)
+        path = page_downloads.local_file(site, link)
         assert path.is_file(), f"search result points to a missing page: {link}"
     assert search(browser, server, "qzxwvjkk") == [], "a nonsense word should match nothing"
 
@@ -940,16 +941,18 @@ def test_every_link_within_the_site_resolves_to_a_file_and_anchor(site):
 
 def test_pages_stay_within_the_weight_budget(site, crawl):
     weights = {name: report.weights for name, report in crawl.items()}
-    total = max(page_weight.site_size(site, edition)[0] for edition in ("", *page_weight.EDITION_FOLDERS))
-    problems = page_weight.over_budget(weights, total)
+    total = max(
+        page_downloads.site_size(site, edition)[0] for edition in ("", *page_downloads.EDITION_FOLDERS)
+    )
+    problems = page_downloads.over_budget(weights, total)
     assert not problems, (
-        "over the page-weight budget:\n" + "\n".join(problems) + "\n" + page_weight.table(weights)
+        "over the page-weight budget:\n" + "\n".join(problems) + "\n" + page_downloads.table(weights)
     )
     assert all(w["html"] and w["js"] and w["css"] for w in weights.values()), "the weights missed files"
 
 
 def test_each_edition_s_style_sheet_leaves_out_the_rules_no_page_uses(site):
-    for edition in ("", *page_weight.EDITION_FOLDERS):
+    for edition in ("", *page_downloads.EDITION_FOLDERS):
         static = site / edition / "_static"
         (bundle,) = static.glob("styles-*.css")
         css = bundle.read_text(encoding="utf-8")
@@ -963,7 +966,7 @@ def test_each_edition_s_style_sheet_leaves_out_the_rules_no_page_uses(site):
 
 def test_the_readme_states_the_budget_the_tests_enforce():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    for limit in (page_weight.PAGE_BUDGET, page_weight.GZIP_BUDGET, page_weight.SITE_BUDGET):
+    for limit in (page_downloads.PAGE_BUDGET, page_downloads.GZIP_BUDGET, page_downloads.SITE_BUDGET):
         assert f"{limit / 1e6:g} MB" in readme, f"README does not state the {limit / 1e6:g} MB budget"
 
 

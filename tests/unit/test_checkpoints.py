@@ -11,8 +11,8 @@ import time
 import pytest
 import torch
 
+from bookbuild import ROOT
 from tests.helpers import script
-from tools import ROOT
 
 RUN = ["--preset", "layernorm", "--max-iters", "300", "--eval-interval", "50", "--eval-iters", "5"]
 FLAGS = [*RUN, "--sample-tokens", "20"]

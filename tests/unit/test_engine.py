@@ -8,13 +8,13 @@ import subprocess
 import pytest
 import torch
 
+from bookbuild import ROOT
 from selfattn.cli import torchrun
 from selfattn.engine import ALONE, BOOK, Autocast, Engine, World, start
 from selfattn.errors import ConfigError
 from selfattn.registry import make_model
 from selfattn.runs import LADDER
 from tests.helpers import script
-from tools import ROOT
 
 STEPS = 20
 RUN = ["--preset", "layernorm", "--max-iters", str(STEPS), "--eval-interval", "10", "--eval-iters", "4"]

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from jupyter_cache import get_cache
 
+from bookbuild import check_determinism as determinism
+from bookbuild.execute import execute, untrained_runs
 from selfattn.cache import CACHE_ENV, OFF_ENV, run_key
 from selfattn.runs import book_runs
-from tools import check_determinism as determinism
-from tools.execute import execute, untrained_runs
 
 
 def test_the_runs_start_largest_first_and_skip_what_the_cache_has(tmp_path, monkeypatch):

@@ -16,9 +16,9 @@ import pytest
 import torch
 import yaml
 
+from bookbuild import ROOT
 from selfattn import ATTENTION, History, cache, fit, published
 from tests.helpers import Published, publish_a_run, same_weights
-from tools import ROOT
 from tools.serve import serve
 
 SHORT = replace(ATTENTION, max_iters=30, eval_interval=10, eval_iters=5)

@@ -9,9 +9,9 @@ executions: the printed streams (consecutive pieces of one stream joined, as the
 Only lines that match one of the timing patterns declared in ``TIMINGS``, and glued values named
 ``timed_...`` (``TIMED_GLUE``), may differ.
 
-    .venv/bin/python -m tools.check_determinism                  # every chapter, executed twice
-    .venv/bin/python -m tools.check_determinism exercises        # one chapter (or book/exercises.md)
-    .venv/bin/python -m tools.check_determinism --against-build  # once, against the build's cache
+    .venv/bin/python -m bookbuild.check_determinism                  # every chapter, executed twice
+    .venv/bin/python -m bookbuild.check_determinism exercises        # one chapter (or book/exercises.md)
+    .venv/bin/python -m bookbuild.check_determinism --against-build  # once, against the build's cache
 
 ``--against-build`` reuses work: each chapter is executed once and compared with the outputs the
 last ``jupyter-book build`` stored in ``_build/.jupyter_cache`` (a chapter changed since then is
@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from bookbuild import CELL_TIMEOUT, ROOT, RUNS
 from selfattn.cache import CACHE_ENV
-from tools import CELL_TIMEOUT, ROOT, RUNS
 
 BOOK = ROOT / "book"
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -112,7 +112,7 @@ def read(path: Path):
 def execute(path: Path):
     """The chapter executed in a fresh kernel, as the book build runs it (in the chapter's folder).
 
-    As in the build (``tools.execute``), a failure outside the cells (a kernel that died at start:
+    As in the build (``bookbuild.execute``), a failure outside the cells (a kernel that died at start:
     kernels started side by side can pick the same port) gets one more run; a cell's error does not.
     """
     from nbclient import NotebookClient

@@ -1,6 +1,6 @@
 """Execute the book's chapters into the execution cache, one chapter per core at a time.
 
-    python -m tools.execute [--toc FILE] [--jobs N]    # tools.build runs it first
+    python -m bookbuild.execute [--toc FILE] [--jobs N]    # bookbuild.build runs it first
 
 Every chapter of ``_toc.yml`` that is a notebook is staged in jupyter-cache's project and run by
 jupyter-cache's own executor (``local-serial``: in the chapter's folder, with the timeout and
@@ -38,12 +38,12 @@ from jupyter_cache.executors import load_executor
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx_external_toc.parsing import parse_toc_yaml
 
+from bookbuild import ALLOW_ERRORS, CELL_TIMEOUT, ROOT, RUNS
 from selfattn.cache import CACHE_ENV, cache_folder, code_digest, every_module, has, run_key
 from selfattn.corpus import load_corpus
 from selfattn.registry import make_model
 from selfattn.runs import Rung, book_runs
 from selfattn.training import fit
-from tools import ALLOW_ERRORS, CELL_TIMEOUT, ROOT, RUNS
 
 CACHE = ROOT / "_build" / ".jupyter_cache"
 # Beside a cache: the package's digest when the cache's outputs were made.
@@ -172,7 +172,7 @@ def _failure(cache: JupyterCacheAbstract, pk: int, outcome: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m tools.execute", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bookbuild.execute", description=__doc__.split("\n\n")[0])
     parser.add_argument("--toc", type=Path, help="the table of contents (default: the book's)")
     parser.add_argument("--jobs", type=int, default=None, help="chapters at once (default: one per core)")
     args = parser.parse_args(argv)

@@ -1,7 +1,7 @@
 """The Chinese edition's message catalogs: refresh them from the English, and check them.
 
-    python -m tools.catalogs update   # after `make translations` extracted the English messages
-    python -m tools.catalogs check    # every message translated, none fuzzy, markup kept
+    python -m bookbuild.catalogs update   # after `make translations` extracted the English messages
+    python -m bookbuild.catalogs check    # every message translated, none fuzzy, markup kept
 
 ``update`` merges the English messages that the gettext build extracted (``_build/messages``)
 into ``locale/zh_CN/LC_MESSAGES/book/<chapter>.po``: a new English message arrives
@@ -35,7 +35,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
 from _ext.translation.script_texts import SCRIPT_TEXTS
-from tools import MESSAGES, ROOT
+from bookbuild import MESSAGES, ROOT
 
 LANGUAGE = "zh_CN"
 TEMPLATES = MESSAGES / "_build" / "gettext" / "book"
@@ -178,7 +178,7 @@ def problems(path: Path) -> list[str]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m tools.catalogs",
+        prog="python -m bookbuild.catalogs",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

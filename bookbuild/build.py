@@ -1,8 +1,8 @@
-"""Build the book: ``python -m tools.build [--language LANG] [jupyter-book build options]``.
+"""Build the book: ``python -m bookbuild.build [--language LANG] [jupyter-book build options]``.
 
 Two steps, each through its tool's public interface:
 
-1. **Execute** the chapters into the execution cache, one process per core (``tools.execute``,
+1. **Execute** the chapters into the execution cache, one process per core (``bookbuild.execute``,
    jupyter-cache's executor); chapters already cached are not run again.
 2. **Build** with ``jupyter-book build`` and the options given. ``_config.yml`` reads every
    chapter's outputs from that cache (``execute_notebooks: cache``), so nothing runs here.
@@ -13,7 +13,7 @@ and the language set, written into its output folder and passed with ``--config`
 ``--language zh_CN`` builds the Chinese edition from the same chapters and the message catalogs
 in ``locale/``, into ``_build/zh_CN`` (its site is then copied to ``_build/html/zh``); a PDF
 edition (``--builder pdflatex``) is built into a folder of its own, ``_build/pdf-en`` or
-``_build/pdf-zh_CN`` (``tools.pdf_build``); the gettext build (``--builder custom
+``_build/pdf-zh_CN`` (``bookbuild.pdf_build``); the gettext build (``--builder custom
 --custom-builder gettext``) writes into ``_build/messages``.
 """
 
@@ -27,8 +27,8 @@ from pathlib import Path
 import yaml
 from jupyter_book.cli.main import main as jupyter_book
 
-from tools import CONFIG, MESSAGES, ROOT, pdf_build
-from tools.execute import BOOK_TOC, CACHE, chapters, execute
+from bookbuild import CONFIG, MESSAGES, ROOT, pdf_build
+from bookbuild.execute import BOOK_TOC, CACHE, chapters, execute
 
 
 def _option(argv: list[str], name: str) -> str | None:
