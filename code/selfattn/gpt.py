@@ -81,6 +81,11 @@ class FeedForward(nn.Module):
             nn.Dropout(dropout),
         )
 
+    @property
+    def proj(self) -> nn.Linear:
+        """The narrowing Linear, whose output goes back into the residual stream (nanoGPT's c_proj)."""
+        return self.net[2]
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.net(x)  # (B, T, C)
 

@@ -32,8 +32,7 @@ def init_weights(model: nn.Module, std: float, scale_residual: bool = False) -> 
     if scale_residual:
         n_layer = len(model.blocks)
         for block in model.blocks:
-            # attention's output projection, and the MLP's second Linear (net: Linear, ReLU, Linear, Dropout)
-            for layer in (block.sa.proj, block.ffwd.net[2]):
+            for layer in (block.sa.proj, block.ffwd.proj):  # the two that write into the stream
                 nn.init.normal_(layer.weight, mean=0.0, std=std / math.sqrt(2 * n_layer))
 
 

@@ -68,6 +68,7 @@ def test_the_residual_writers_start_smaller_by_the_square_root_of_twice_the_dept
     model = make_model("gpt", V, replace(GPT, init_std=0.02, scale_residual_init=True))
     expected = 0.02 / math.sqrt(2 * GPT.n_layer)
     for block in model.blocks:
+        assert block.ffwd.proj is block.ffwd.net[2], "the feed-forward's proj is its narrowing Linear"
         for writer in (block.sa.proj.weight, block.ffwd.net[2].weight):
             assert writer.std().item() == pytest.approx(expected, rel=0.15)
         assert block.sa.key.weight.std().item() == pytest.approx(0.02, rel=0.15), "the others keep 0.02"
