@@ -125,38 +125,32 @@ def test_only_the_files_the_private_table_names_reach_into_other_packages_state(
     )
 
 
-@pytest.mark.parametrize(
-    "code",
-    [
-        "def keep(self):\n    self.document['nb_renderer'] = 1",
-        "def keep(env):\n    env.registry_of_theirs['x']['node'] = 2",
-        "def preamble(app):\n    app.builder.context['preamble'] += 'x'",
-        "def listeners(app):\n    return list(app.events.listeners)",
-    ],
-)
-def test_the_check_finds_each_reach_into_state(tmp_path, code):
-    module = tmp_path / "module.py"
-    module.write_text(code)
-    assert len(reaches_into_state(module)) == 1, code
+PATCHES = [
+    "import jupyter_book.sphinx\njupyter_book.sphinx.build_sphinx = None",
+    "import sphinx.builders\nsphinx.builders.make_chunks = None",
+    "import myst_nb.ext.glue.utils as glue\nglue.retrieve_glue_data = None",
+    "import sphinxcontrib.katex as katex\nkatex.KATEX_DEFAULT_OPTIONS['strict'] = 'error'",
+    "from sphinxcontrib import katex\nkatex.KaTeXServer.start = classmethod(len)",
+    "import katex\nsetattr(katex, 'NODEJS_BINARY', 'node')",
+    "def declare(app):\n    app.extensions['x'].parallel_read_safe = True",
+    "def drop(app):\n    app.registry.css_files[:] = []",
+]
+REACHES = [
+    "def keep(self):\n    self.document['nb_renderer'] = 1",
+    "def keep(env):\n    env.registry_of_theirs['x']['node'] = 2",
+    "def preamble(app):\n    app.builder.context['preamble'] += 'x'",
+    "def listeners(app):\n    return list(app.events.listeners)",
+]
 
 
 @pytest.mark.parametrize(
-    "code",
-    [
-        "import jupyter_book.sphinx\njupyter_book.sphinx.build_sphinx = None",
-        "import sphinx.builders\nsphinx.builders.make_chunks = None",
-        "import myst_nb.ext.glue.utils as glue\nglue.retrieve_glue_data = None",
-        "import sphinxcontrib.katex as katex\nkatex.KATEX_DEFAULT_OPTIONS['strict'] = 'error'",
-        "from sphinxcontrib import katex\nkatex.KaTeXServer.start = classmethod(len)",
-        "import katex\nsetattr(katex, 'NODEJS_BINARY', 'node')",
-        "def declare(app):\n    app.extensions['x'].parallel_read_safe = True",
-        "def drop(app):\n    app.registry.css_files[:] = []",
-    ],
+    ("check", "code"),
+    [(patches, code) for code in PATCHES] + [(reaches_into_state, code) for code in REACHES],
 )
-def test_the_check_finds_each_kind_of_patch(tmp_path, code):
+def test_each_check_finds_each_kind_it_looks_for(tmp_path, check, code):
     module = tmp_path / "module.py"
     module.write_text(code)
-    assert len(patches(module)) == 1, code
+    assert len(check(module)) == 1, code
 
 
 def test_the_check_leaves_the_projects_own_settings_alone(tmp_path):
