@@ -45,6 +45,7 @@ RUNS = "runs"
 MANIFEST = "manifest.json"
 URL_ENV = "SELFATTN_RUNS_URL"
 TIMEOUT = 5.0  # seconds a request may wait for the server before the run trains instead
+MANIFEST_MOST = 1 << 22  # bytes a manifest may have (the book's is about 30 kB)
 SLOWEST = 100_000  # bytes a second below which a download is given up
 CHUNK = 1 << 16
 
@@ -115,7 +116,7 @@ def manifest(url: str) -> Manifest:
     """The manifest of the runs published at ``url``, fetched once a process (so is a failure)."""
     if url not in _manifests:
         try:
-            _manifests[url] = _parse(_get(url + MANIFEST, 1 << 22), url)
+            _manifests[url] = _parse(_get(url + MANIFEST, MANIFEST_MOST), url)
         except Unavailable as why:
             _manifests[url] = why
     found = _manifests[url]
@@ -218,7 +219,7 @@ def publish(runs: Path, target: Path, commit: str = "") -> Manifest:
         entries[file.stem] = Entry(file.name, file.stat().st_size, digest, made["kind"], made["config"])
     published = Manifest(cache.provenance(), commit, entries)
     text = json.dumps(asdict(published), indent=1, sort_keys=True) + "\n"
-    write_atomically(target / MANIFEST, lambda out: out.write(text.encode()))
+    (target / MANIFEST).write_text(text, encoding="utf-8")  # as the site's files: readable by a web server
     return published
 
 

@@ -28,6 +28,8 @@ def test_every_run_the_chapters_train_is_published_as_its_manifest_says(built_bo
     assert keys <= manifest["runs"].keys(), f"unpublished: {keys - manifest['runs'].keys()}"
     files = {file.name for file in (built_book / published.RUNS).glob("*.pt")}
     assert files == {entry["file"] for entry in manifest["runs"].values()}
+    for file in (built_book / published.RUNS).iterdir():
+        assert file.stat().st_mode & 0o004, f"{file} is not readable by a web server, as the site's files are"
     for key, entry in manifest["runs"].items():
         data = (built_book / published.RUNS / entry["file"]).read_bytes()
         assert len(data) == entry["bytes"] and hashlib.sha256(data).hexdigest() == entry["sha256"], key
