@@ -83,7 +83,7 @@ class FeedForward(nn.Module):
 
     @property
     def proj(self) -> nn.Linear:
-        """The narrowing Linear, whose output goes back into the residual stream (nanoGPT's c_proj)."""
+        """The Linear back down to n_embd (nanoGPT's c_proj)."""
         return self.net[2]
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
