@@ -47,7 +47,7 @@ RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
 # jupyter-book build, with the chapters executed on every core first (bookbuild/build.py)
 BUILD    := $(RUNS) $(BIN)/python -m bookbuild.build -W -n --keep-going
 # With XeLaTeX, make book builds the PDF editions after the sites and copies each into its site:
-# the sites link to them from the start (_ext/pdf_link.py).
+# the sites link to them from the start (_ext/content/pdf_link.py).
 SITE_ENV := $(if $(HAVE_TEX),SELFATTN_PDF_EDITION=1)
 # The chapters into the execution cache alone, on every core (bookbuild/execute.py). After it, the
 # two editions' builds share nothing but that cache, and each pair runs side by side (make -j2).

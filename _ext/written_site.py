@@ -1,4 +1,4 @@
-"""What the extensions that change a written site share: its pages, the files they load, and
+"""What the build's steps that change a written site share (the figure script, bookbuild/optimize.py):
 writing a file so that no one reads half of it."""
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _ext.katex_math import node_binary
+from _ext.content.katex_math import node_binary
 from bookbuild import ROOT
 from tools.browser import CHROMIUM
 from tools.page_downloads import site_pages

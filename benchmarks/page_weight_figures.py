@@ -2,7 +2,7 @@
 
 Every figure output carries its data (JSON) and a copy of the shared figure script (with its
 stylesheet inside); the browser runs the first copy and skips the rest. On the built site the
-book's Sphinx extension (_ext/figure_script.py) takes the copies out of the page into one script
+book's Sphinx extension (_ext/content/figure_script.py) takes the copies out of the page into one script
 file that every page shares, so a built page's code column is 0.
 
     python -m benchmarks.page_weight_figures [PATH ...]    # built pages or folders; default _build/html

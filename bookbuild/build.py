@@ -1,11 +1,14 @@
 """Build the book: ``python -m bookbuild.build [--language LANG] [jupyter-book build options]``.
 
-Two steps, each through its tool's public interface:
+Three steps, each through its tool's public interface:
 
 1. **Execute** the chapters into the execution cache, one process per core (``bookbuild.execute``,
    jupyter-cache's executor); chapters already cached are not run again.
 2. **Build** with ``jupyter-book build`` and the options given. ``_config.yml`` reads every
    chapter's outputs from that cache (``execute_notebooks: cache``), so nothing runs here.
+   Docutils reads its settings from ``docutils.conf`` (``DOCUTILSCONFIG``, docutils' own way).
+3. **Optimize** the written site for a reader's browser (``bookbuild.optimize``), unless
+   ``--unoptimized``: an HTML build's site, the Chinese edition's before it is copied.
 
 A build into another folder (``--path-output``, ``--language``, the gettext build) reads the same
 cache: it gets a config of its own, ``_config.yml`` with the cache's path, the extensions' folder
@@ -19,6 +22,7 @@ edition (``--builder pdflatex``) is built into a folder of its own, ``_build/pdf
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Sequence
@@ -29,6 +33,9 @@ from jupyter_book.cli.main import main as jupyter_book
 
 from bookbuild import CONFIG, MESSAGES, ROOT, pdf_build
 from bookbuild.execute import BOOK_TOC, CACHE, chapters, execute
+from bookbuild.optimize import optimize
+
+DOCUTILS_CONFIG = ROOT / "docutils.conf"
 
 
 def _option(argv: list[str], name: str) -> str | None:
@@ -69,6 +76,8 @@ def main(argv: Sequence[str]) -> None:
     if {"-h", "--help"} & set(argv):  # this tool's options, then jupyter-book build's
         print(__doc__)
         jupyter_book(["build", "--help"], prog_name="jupyter-book")
+    unoptimized = "--unoptimized" in argv
+    argv = [arg for arg in argv if arg != "--unoptimized"]
     language = _option(argv, "--language")
     toc = _option(argv, "--toc")
     output = _option(argv, "--path-output")
@@ -83,11 +92,22 @@ def main(argv: Sequence[str]) -> None:
     options = ["--toc", toc] if toc else []
     if output is not None:
         options += ["--path-output", output, "--config", str(config_for(Path(output), language, pdf))]
-    jupyter_book(["build", str(ROOT), *options, *argv], standalone_mode=False)
-    if language is not None and "--builder" not in argv:
+    sphinx([*options, *argv])
+    if "--builder" in argv:
+        return
+    written = (Path(output) if output else ROOT) / "_build" / "html"
+    if not unoptimized:
+        optimize(written)
+    if language is not None:
         site = ROOT / "_build" / "html" / language.split("_")[0]
         shutil.rmtree(site, ignore_errors=True)
-        shutil.copytree(Path(output) / "_build" / "html", site)
+        shutil.copytree(written, site)
+
+
+def sphinx(options: list[str]) -> None:
+    """``jupyter-book build`` of the book with ``options``, docutils set by ``docutils.conf``."""
+    os.environ["DOCUTILSCONFIG"] = str(DOCUTILS_CONFIG)
+    jupyter_book(["build", str(ROOT), *options], standalone_mode=False)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from _ext.translation.script_texts import SCRIPT_TEXTS
+from _ext.editions.translation.script_texts import SCRIPT_TEXTS
 from bookbuild import MESSAGES, ROOT
 
 LANGUAGE = "zh_CN"

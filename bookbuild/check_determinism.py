@@ -177,7 +177,7 @@ def hidden(output) -> bool:
 
 def join_streams(outputs: list) -> list:
     """The outputs a cell shows, with consecutive pieces of one stream joined into one, as the
-    page shows them (_ext/joined_streams.py); hidden glued values neither show nor separate."""
+    page shows them (_ext/content/joined_streams.py); hidden glued values neither show nor separate."""
     joined: list = []
     for output in outputs:
         if hidden(output):

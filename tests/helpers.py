@@ -17,8 +17,8 @@ import pytest
 import torch
 from packaging.utils import canonicalize_name
 
-from _ext.katex_math import node_binary
-from _ext.translation.figure_words import map_texts
+from _ext.content.katex_math import node_binary
+from _ext.editions.translation.figure_words import map_texts
 from bookbuild import ROOT, built_pdf
 from selfattn import History, TrainConfig, cache, fit, published
 

@@ -134,7 +134,7 @@ def settle(page) -> None:
     typeset and its fonts in: the whole page, as a reader sees it who has scrolled through it.
 
     A chapter draws its sections and their blocks of prose as a reader nears them
-    (``_ext/lazy_sections.py``); until then each has a guessed height and clips what is wider than
+    (``_static/lazy-sections.css``); until then each has a guessed height and clips what is wider than
     the column. Drawn, a block too wide scrolls the page sideways, where a check sees it, and every
     element is where it will show. An interactive figure is drawn when it comes near the screen
     (``figures.js``), so each is scrolled to in turn (a second at most each), then the page is

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from _ext.live_code import SERVER_INFO_ENV
+from _ext.content.live_code import SERVER_INFO_ENV
 from bookbuild import ROOT, RUNS
 from selfattn.cache import CACHE_ENV
 from tools.serve import SERVER_INFO, serve

@@ -2,7 +2,7 @@
 
 The server also answers ``/_live/server.json`` from memory once pointed at a Jupyter server:
 the pages' live code reads that server's address and token there (``live_code_server_info``,
-see ``_ext/live_code.py``), so ``make live`` never writes the token to a file. With ``gzip``
+see ``_ext/content/live_code.py``), so ``make live`` never writes the token to a file. With ``gzip``
 it compresses text files for a client that accepts it, as GitHub Pages does.
 """
 

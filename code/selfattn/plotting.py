@@ -15,7 +15,7 @@ SERIES = ["#555555", "#009E73", "#56B4E9", "#E69F00", "#999999", "#0072B2", "#CC
 
 NOTEBOOK = "module://matplotlib_inline.backend_inline"  # the backend a Jupyter kernel draws with
 # The book's look. An SVG keeps its words as text (the translated editions write them in their
-# language, _ext/translation/figure_text.py) and the same names inside on every run.
+# language, _ext/editions/translation/figure_text.py) and the same names inside on every run.
 STYLE = {
     "figure.facecolor": "white",
     "axes.facecolor": "white",

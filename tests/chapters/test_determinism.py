@@ -3,7 +3,7 @@
 Without executing anything: the comparison of ``bookbuild/check_determinism.py`` finds a changed
 number and names the cell, ignores only the declared timings and the places where the kernel
 happened to cut a stream, and reads hidden glued values too. On a page built by Jupyter Book,
-pieces of one printed line show as one line (``_ext/joined_streams.py``).
+pieces of one printed line show as one line (``_ext/content/joined_streams.py``).
 
 Executing: one more execution of every chapter prints the text of the book build (its cached
 outputs), the build's execution standing for the first of two.
@@ -181,7 +181,7 @@ def test_pieces_of_a_printed_line_show_as_one_line(tmp_path):
     (tmp_path / "_config.yml").write_text(
         "title: Streams\n"
         "execute: {execute_notebooks: 'off'}\n"
-        f'sphinx:\n  local_extensions: {{_ext.joined_streams: "{ROOT}"}}\n'
+        f'sphinx:\n  local_extensions: {{_ext.content.joined_streams: "{ROOT}"}}\n'
         "  config: {nb_merge_streams: false}\n"
     )
     jb = str(Path(sys.executable).with_name("jupyter-book"))

@@ -15,7 +15,7 @@ import re
 import numpy as np
 import pytest
 
-from _ext.figure_script import SCRIPT
+from _ext.content.figure_script import SCRIPT
 from tests.helpers import code_blocks, page_text
 
 # Per page: the figure kinds in reading order, and the call that makes each, as the page shows it.

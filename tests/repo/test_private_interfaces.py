@@ -19,10 +19,11 @@ import pytest
 import sphinx.events
 import sphinx_exercise
 import sphinx_thebe
-from sphinx.builders.html import StandaloneHTMLBuilder
+from pydata_sphinx_theme.pygments import get_pygments_stylesheet
 
-from _ext import live_code
+from _ext.content import live_code
 from bookbuild import ROOT
+from bookbuild.optimize import TOKEN_RULE
 
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 TABLE = 'the table "Other packages\' private parts" in CONTRIBUTING.md'
@@ -46,6 +47,12 @@ def theme_template(name: str) -> str:
     return (folder / name).read_text(encoding="utf-8")
 
 
+def code_styles() -> tuple[str, str]:
+    """The theme's default code colours, light and dark, as its theme.conf names them."""
+    conf = theme_template("theme.conf")
+    return tuple(re.search(rf"^pygments_{mode}_style = (\S+)", conf, re.M)[1] for mode in ("light", "dark"))
+
+
 def thebe_handlers() -> set[str]:
     """The names of the sphinx-thebe handlers the book disconnects."""
     return {handler.__name__ for handler in live_code.SPHINX_THEBE_HANDLERS}
@@ -65,7 +72,9 @@ STILL_THERE: dict[str, Callable[[], bool]] = {
     "thebe handlers": lambda: all(
         f", {name})" in inspect.getsource(sphinx_thebe.setup) for name in thebe_handlers()
     ),
-    "builder images": lambda: "self.images[" in inspect.getsource(StandaloneHTMLBuilder),
+    "code colours": lambda: (
+        {"n", "p"} <= {token for _, token, _ in TOKEN_RULE.findall(get_pygments_stylesheet(*code_styles()))}
+    ),
     "theme head": lambda: (
         "_static/scripts/fontawesome.js" in theme_template("static/webpack-macros.html")
         and "document.documentElement.dataset.theme = " in theme_template("layout.html")

@@ -13,9 +13,9 @@ from tests.helpers import npm_bin
 PYTHON = ["code", "tests", "benchmarks", "bookbuild", "tools", "_ext"]
 JAVASCRIPT = [
     "code/selfattn/figures/figures.js",
-    "_ext/live_code_static/live-code.js",
-    "_ext/katex_render.js",
-    "_ext/unused_rules.js",
+    "_ext/content/live_code_static/live-code.js",
+    "_ext/content/katex_render.js",
+    "bookbuild/unused_rules.js",
 ]
 # Words codespell mistakes for typos (lower case); add one here rather than misspell on purpose.
 ALLOWED_WORDS: list[str] = []

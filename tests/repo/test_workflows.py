@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from _ext import live_code
+from _ext.content import live_code
 from bookbuild import PDF_NAME, ROOT
 from selfattn import published
 from tests.helpers import npm_bin

@@ -24,8 +24,8 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from _ext.figure_script import SCRIPT
-from _ext.live_code import SERVER_INFO_ENV
+from _ext.content.figure_script import SCRIPT
+from _ext.content.live_code import SERVER_INFO_ENV
 from bookbuild import ROOT, RUNS
 from selfattn.figures import FIGURES, context_window
 from selfattn.figures.mechanism import head_stages
@@ -39,7 +39,7 @@ from tools.serve import SERVER_INFO, SiteServer, serve
 
 pytestmark = pytest.mark.browser
 
-# The book's own live code (thebe through _ext/live_code.py), here pointed at a local server. The
+# The book's own live code (thebe through _ext/content/live_code.py), here pointed at a local server. The
 # notebook comes executed (its outputs are the session's figures): Jupyter Book runs nothing.
 PAGE_CONFIG = f"""\
 title: Figures
@@ -47,7 +47,7 @@ execute: {{execute_notebooks: "off"}}
 repository: {{url: "https://github.com/selfattn-book/self-attention-from-scratch", branch: main}}
 launch_buttons: {{binderhub_url: "https://mybinder.org", thebe: true}}
 sphinx:
-  local_extensions: {{_ext.figure_script: "{ROOT}", _ext.live_code: "{ROOT}"}}
+  local_extensions: {{_ext.content.figure_script: "{ROOT}", _ext.content.live_code: "{ROOT}"}}
   config:
     html_context: {{default_mode: auto}}
 """

@@ -36,7 +36,7 @@ from fontTools.ttLib import TTFont
 from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from _ext.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
+from _ext.editions.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
 from benchmarks import lighthouse
 from bookbuild import ROOT
 from bookbuild.catalogs import CATALOGS, read, script_texts
@@ -338,7 +338,7 @@ FONT_FACE = re.compile(
 
 
 def test_every_icon_s_glyph_is_in_the_font_the_site_serves(site, crawl):
-    """The site's icon fonts are cut to the icons it shows (_ext/icon_fonts.py): none is cut away."""
+    """The site's icon fonts are cut to the icons it shows (bookbuild/optimize.py): none is cut away."""
     served: dict[tuple[str, str], set[int]] = {}
     for sheet in (site / "_static").rglob("*.css"):
         for family, weight, url in FONT_FACE.findall(sheet.read_text(encoding="utf-8")):
@@ -711,7 +711,7 @@ IMAGE = re.compile(r'<img [^>]*src="[^"]*_images/([^"/]+)"')
 def test_the_chinese_edition_draws_its_figures_words_in_chinese(site):
     """The images the chapters draw show their words in Chinese on the Chinese site: each is
     another file than the English one (redrawn from the figure's SVG with the chapter's
-    translations, _ext/translation/figure_text.py), of the same pixel size, so the page keeps its
+    translations, _ext/editions/translation/figure_text.py), of the same pixel size, so the page keeps its
     layout. Only a drawing whose words are all code, numbers or names stays as it is (two:
     prerequisites' matrix product and embedding lookup)."""
     redrawn, kept, resized = 0, [], []
@@ -962,6 +962,40 @@ def test_each_edition_s_style_sheet_leaves_out_the_rules_no_page_uses(site):
         assert ".sd-card" not in css and ".sd-tab-set" not in css, f"{bundle} keeps rules no page uses"
         for kept in ('html[data-theme="dark"]', ".toggle-hidden", ".dropdown-menu", ".katex .sqrt"):
             assert kept in css, f"{bundle} lost {kept}, which a page or a script uses"
+
+
+def test_every_image_of_a_chapter_loads_lazily_with_its_own_size(site):
+    """docutils.conf's image_loading, and bookbuild/optimize.py's size_images: each of the book's
+    images is fetched as a reader nears it, and its width and height are the file's."""
+    problems, seen = [], 0
+    for page in page_downloads.site_pages(site):
+        for tag in re.findall(r"<img [^>]*_images/[^>]*>", page.read_text(encoding="utf-8")):
+            seen += 1
+            src = re.search(r'src="([^"]+)"', tag)[1]
+            with Image.open((page.parent / unquote(src)).resolve()) as image:
+                size = f'width="{image.width}" height="{image.height}"'
+            if 'loading="lazy"' not in tag or size not in tag:
+                problems.append(f"{page.relative_to(site)}: {tag[:160]}")
+    assert seen > 50, "the chapters' images were not found"
+    assert not problems, "images that load at once or move the page when they come:\n" + "\n".join(
+        problems[:10]
+    )
+
+
+def test_code_blocks_hold_no_span_that_looks_like_plain_text(site):
+    """bookbuild/optimize.py's quiet_tokens: a name or a punctuation mark is the block's own text."""
+    blocks = [
+        block
+        for page in page_downloads.site_pages(site)
+        for block in re.findall(
+            r'<div class="highlight"><pre>.*?</pre>', page.read_text(encoding="utf-8"), re.S
+        )
+    ]
+    assert len(blocks) > 100 and any('<span class="k">' in block for block in blocks), (
+        "no highlighted code found"
+    )
+    plain = [block[:200] for block in blocks if re.search(r'<span class="[np]">', block)]
+    assert not plain, f"{len(plain)} code blocks keep spans drawn like plain text, such as:\n{plain[0]}"
 
 
 def test_the_readme_states_the_budget_the_tests_enforce():

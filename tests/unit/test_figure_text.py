@@ -1,4 +1,4 @@
-"""Drawn figures' words (_ext/translation/figure_text.py): which texts of a figure's SVG become
+"""Drawn figures' words (_ext/editions/translation/figure_text.py): which texts of a figure's SVG become
 messages (words, in any font), how numbers stay out of them, and a translated figure drawn again
 at the English PNG's size with its words in Chinese."""
 
@@ -14,7 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from _ext.translation.figure_text import draw, messages, template, translated_svg
+from _ext.editions.translation.figure_text import draw, messages, template, translated_svg
 from selfattn.plotting import STYLE
 
 CHINESE = {

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 import torch
 
-from _ext.figure_script import MARK, _page_context, _remove_unloaded, script_name
-from _ext.translation.figure_words import map_texts
+from _ext.content.figure_script import MARK, _page_context, _remove_unloaded, script_name
+from _ext.editions.translation.figure_words import map_texts
 from selfattn import AttentionLanguageModel, ConfigError, get_batch, make_model
 from selfattn.anatomy import trace
 from selfattn.figures import (

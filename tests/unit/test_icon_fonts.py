@@ -9,7 +9,7 @@ from pathlib import Path
 import pydata_sphinx_theme
 from fontTools.ttLib import TTFont
 
-from _ext.icon_fonts import FONTS, cut, named_icons, named_rules, used_icons
+from bookbuild.optimize import FONTS, cut, named_icons, named_rules, used_icons
 
 THEME_STATIC = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme" / "static"
 CSS = (

@@ -1,4 +1,4 @@
-"""The site's math renderer (``_ext/katex_math.py``): KaTeX in one Node.js process, the pages' math
+"""The site's math renderer (``_ext/content/katex_math.py``): KaTeX in one Node.js process, the pages' math
 HTML as before, and a formula KaTeX rejects as a build warning naming it."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import io
 import pytest
 from sphinx.application import Sphinx
 
-from _ext.katex_math import KATEX_OPTIONS, KaTeX, KaTeXError
+from _ext.content.katex_math import KATEX_OPTIONS, KaTeX, KaTeXError
 
 
 @pytest.fixture
@@ -55,7 +55,9 @@ def test_a_process_that_ends_is_an_error_naming_the_formula(katex):
 def test_an_html_build_has_katexs_markup_its_style_sheets_and_a_warning_per_bad_formula(tmp_path):
     source = tmp_path / "src"
     source.mkdir()
-    (source / "conf.py").write_text('extensions = ["_ext.katex_math"]\nnumfig = True\nhtml_theme = "basic"\n')
+    (source / "conf.py").write_text(
+        'extensions = ["_ext.content.katex_math"]\nnumfig = True\nhtml_theme = "basic"\n'
+    )
     (source / "index.rst").write_text(
         "Math\n====\n\nInline :math:`\\alpha^2`.\n\n"
         ".. math:: e^{i\\pi} + 1 = 0\n   :label: euler\n\n"

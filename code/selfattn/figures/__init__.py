@@ -5,7 +5,7 @@ code cell (or ``glue`` it) and the notebook shows it. :data:`FIGURES` lists the
 thirteen in the order the book introduces them, each with a call that draws it.
 
 See ``output.py`` for how the script reaches the page; the book's build moves
-it into one static file that every page loads (``_ext/figure_script.py``).
+it into one static file that every page loads (``_ext/content/figure_script.py``).
 """
 
 from selfattn.figures.choice import next_token_choice

@@ -16,7 +16,7 @@ book's translated editions to redraw.
 
 A translated edition of the book translates what the figure's HTML says in
 words (its title, description and fallback, and the data's strings under
-:data:`TEXT_KEYS`; the book's build does it, in ``_ext/translation/figure_words.py``);
+:data:`TEXT_KEYS`; the book's build does it, in ``_ext/editions/translation/figure_words.py``);
 the labels the script writes itself come from the page (``window.selfattnText``,
 see ``figures.js``). Words that carry computed values are :class:`Words`: the
 HTML keeps their English template and values, the translation is of the

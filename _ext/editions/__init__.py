@@ -1,0 +1,2 @@
+"""The Chinese edition and the links between the editions: each module one extension, named in
+``_config.yml``."""

@@ -1,0 +1,73 @@
+"""What Sphinx's translation machinery misses in this book (the Chinese edition), one gap a module.
+
+- ``glue_text``: glued values inside translated paragraphs;
+- ``alt_texts``: the figures' alt texts;
+- ``exercise_titles``: the exercises' and solutions' titles;
+- ``part_titles``: the parts' titles (the toctrees' captions) and the PDF's title;
+- ``figure_words``: the words of the interactive figures;
+- ``figure_text``: the words drawn in the figures' images;
+- ``script_texts``: what the site's scripts write.
+
+This module holds what they share: whether a build translates, the chapter's catalog, and the few
+words the book's own extensions write around the chapters (the title, the footer, the logo's alt
+text), translated by :func:`say`. ``_ext.editions.translation`` loads every one of them.
+"""
+
+from __future__ import annotations
+
+from gettext import NullTranslations
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.locale import init as init_locale
+from sphinx.util.i18n import docname_to_domain
+
+GAPS = (
+    "glue_text",
+    "alt_texts",
+    "exercise_titles",
+    "part_titles",
+    "figure_words",
+    "figure_text",
+    "script_texts",
+)
+# What the extensions write, in each edition other than the English one.
+WORDS = {
+    "zh_CN": {
+        "Self-attention from scratch": "从零实现自注意力",
+        "The Self-attention from scratch authors": "《从零实现自注意力》编写组",
+        "{title}: home": "{title}：首页",
+        "{day} {month} {year}": "{year} 年 {month_number} 月 {day} 日",
+        "Version {version}, built {date}{commit}.": "版本 {version}，构建于 {date}{commit}。",
+        " from commit {commit}": "，提交 {commit}",
+        "Built {date}{commit}": "构建于 {date}{commit}",
+        "Version": "版本",
+    }
+}
+
+
+def translated(language: str | None) -> bool:
+    """Whether a build in ``language`` makes a translated edition (not the English source)."""
+    return bool(language) and language != "en"
+
+
+def say(language: str | None, english: str, **values: Any) -> str:
+    """``english`` in the edition of ``language``, its ``{fields}`` filled in from ``values``."""
+    text = WORDS[language][english] if translated(language) else english
+    return text.format(**values)
+
+
+def catalog(app: Sphinx, docname: str) -> NullTranslations | None:
+    """The translated build's catalog for ``docname``, or None (English, gettext, no catalog)."""
+    language = app.config.language
+    if app.builder.name == "gettext" or not translated(language):
+        return None
+    domain = docname_to_domain(docname, app.config.gettext_compact)
+    translations, found = init_locale([str(app.srcdir / d) for d in app.config.locale_dirs], language, domain)
+    return translations if found else None
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    for gap in GAPS:
+        app.setup_extension(f"{__name__}.{gap}")
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

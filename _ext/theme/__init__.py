@@ -1,0 +1,1 @@
+"""The theme, lean and accessible: each module one extension, named in ``_config.yml``."""
