@@ -1,5 +1,6 @@
-"""What the build's steps that change a written site share (the figure script, bookbuild/optimize.py):
-writing a file so that no one reads half of it."""
+"""What the build's steps that change a written site share (the figure script,
+``bookbuild/optimize.py``): its own files and pages, the files they load, and writing a file so
+that no one reads half of it."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 
-def pages(out: Path) -> Iterator[Path]:
-    """Every HTML page of the site in ``out``, not those of another site inside it (an edition
-    copied into a folder of its own, with its own ``_static``)."""
+def own_files(out: Path, pattern: str) -> Iterator[Path]:
+    """The files matching ``pattern`` of the site in ``out``, not those of another site inside it
+    (an edition copied into a folder of its own, with its own ``_static``)."""
     nested = [folder.parent for folder in out.glob("*/**/_static")]
-    return (
-        page for page in out.glob("**/*.html") if not any(page.is_relative_to(folder) for folder in nested)
-    )
+    return (path for path in out.glob(pattern) if not any(path.is_relative_to(folder) for folder in nested))
+
+
+def pages(out: Path) -> Iterator[Path]:
+    """Every HTML page of the site in ``out``, not those of another site inside it."""
+    return own_files(out, "**/*.html")
 
 
 def loaded(out: Path, name: re.Pattern) -> set[str]:

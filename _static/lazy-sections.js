@@ -17,10 +17,13 @@
     }
   };
 
-  // A deferred script: the page's body is parsed by now.
-  new MutationObserver(opened).observe(document.body, {
-    subtree: true,
-    attributes: true,
-    attributeFilter: ["class"],
-  });
+  const watch = () =>
+    new MutationObserver(opened).observe(document.body, {
+      subtree: true,
+      attributes: true,
+      attributeFilter: ["class"],
+    });
+  // Deferred on a chapter page (its body is parsed by now); the search page runs its scripts at once.
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", watch);
+  else watch();
 })();

@@ -46,7 +46,7 @@ IMAGE_FILE = re.compile(r"^\.\. image:: ")
 # literal or several joined by +.
 SCRIPTS = (
     ROOT / "code" / "selfattn" / "figures" / "figures.js",
-    ROOT / "_ext" / "live_code_static" / "live-code.js",
+    ROOT / "_ext" / "content" / "live_code_static" / "live-code.js",
 )
 TRANSLATED_SCRIPT_TEXTS = ROOT / "locale" / LANGUAGE / SCRIPT_TEXTS
 STRING = r'"(?:[^"\\\n]|\\.)*"'

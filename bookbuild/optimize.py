@@ -37,7 +37,7 @@ from PIL import Image
 
 from _ext.content.katex_math import node_binary
 from _ext.npm_dependency import npm_dependency
-from _ext.written_site import loaded, pages, write_atomically
+from _ext.written_site import loaded, own_files, pages, write_atomically
 from bookbuild import ROOT
 
 log = logging.getLogger("bookbuild.optimize")
@@ -216,7 +216,8 @@ def one_link(page: Path, static: Path) -> str | None:
     """The bundle ``page``'s style sheets are replaced by, the page linking to it; None when the
     page links fewer than two of them (or has been changed so already)."""
     html = page.read_text(encoding="utf-8")
-    head = html[: html.find("</head>")]
+    end = html.find("</head>")
+    head = html[:end]
     links, parts = [], []
     for link in LINK.findall(head):
         target = (page.parent / HREF.search(link)[1]).resolve() if HREF.search(link) else None
@@ -230,7 +231,7 @@ def one_link(page: Path, static: Path) -> str | None:
     head = head.replace(links[0], f'<link rel="stylesheet" href="{href}" />\n', 1)
     for link in links[1:]:
         head = head.replace(link, "", 1)
-    write_atomically(page, head + html[len(head) :])
+    write_atomically(page, head + html[end:])
     if not (static / name).is_file():  # its parts for now; they are read once every page links it
         write_atomically(static / name, header(parts))
     return name
@@ -289,9 +290,11 @@ def trim_stylesheets(site: Path) -> None:
     ]
     if not bundles:
         return
-    purgecss = npm_dependency("purgecss")
-    command = [node_binary(), str(UNUSED_RULES), str(purgecss), str(site), *map(str, bundles)]
-    result = subprocess.run(command, capture_output=True, text=True)
+    content = [
+        str(path) for pattern in ("**/*.html", "**/*.js", "**/*.mjs") for path in own_files(site, pattern)
+    ]
+    command = [node_binary(), str(UNUSED_RULES), str(npm_dependency("purgecss")), *map(str, bundles)]
+    result = subprocess.run(command, input=json.dumps(content), capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"unused style rules could not be removed: {result.stderr.strip()}")
     trimmed = json.loads(result.stdout)
@@ -373,8 +376,7 @@ def cut_icons(site: Path) -> None:
     Gain:"""
     static = site / "_static"
     sheets = {path: path.read_text(encoding="utf-8") for path in static.rglob("*.css")}
-    scripts = static.glob("**/*.js")
-    named = named_icons(path.read_text(encoding="utf-8") for path in [*pages(site), *scripts])
+    named = named_icons(path.read_text(encoding="utf-8") for path in [*pages(site), *static.rglob("*.js")])
     icons = used_icons("\n".join(sheets.values()), named)
     for font in static.glob(FONTS):
         cut(font, icons)

@@ -68,6 +68,7 @@ def test_a_page_links_one_style_sheet_that_holds_the_others_in_order(tmp_path):
     bundle_stylesheets(tmp_path)
     (name,) = [p.name for p in static.glob("styles-*.css")]
     head = (tmp_path / "book" / "page.html").read_text()
+    assert head.endswith('\n</head><body><p class="a k">text</p>') and head.count("</head>") == 1, head
     links = LINK.findall(head)
     assert len(links) == 2 and 'media="print"' in links[1], "a print-only sheet keeps its own link"
     assert 'rel="preload"' in head, "links that are not style sheets stay"
@@ -95,12 +96,14 @@ def test_a_bundle_keeps_only_the_rules_a_page_or_a_script_can_use(tmp_path):
         '<link rel="stylesheet" href="_static/styles-0123456789abcdef.css" /><p class="shown">text</p>'
     )
     (static / "menu.js").write_text('document.body.classList.add("switched-on");\n')
+    (tmp_path / "zh" / "_static").mkdir(parents=True)  # another edition, with a site of its own
+    (tmp_path / "zh" / "page.html").write_text('<p class="no-page-has-it">文字</p>')
     trim_stylesheets(tmp_path)
     bundle = (static / "styles-0123456789abcdef.css").read_text()
     assert PARTS.search(bundle)[1] == "basic.css live-code.css", "the bundle still names its parts"
     for kept in ("p { margin: 0 }", ".shown { color: red }", ".switched-on", "@media print { .shown"):
         assert kept in bundle, f"{kept!r} is used by the page or its script"
-    assert ".no-page-has-it" not in bundle
+    assert ".no-page-has-it" not in bundle, "only this edition's pages count"
     assert ".ansi-red-fg { color: red }" in bundle, "the book's own style sheets are kept whole"
     assert "purgecss" not in bundle and UNTRIMMED not in bundle, "the marks that keep them are gone"
     trim_stylesheets(tmp_path)
