@@ -27,13 +27,15 @@ from torch import Tensor
 from torch.nn import functional as F
 from torch.profiler import ProfilerActivity, profile
 
+from selfattn.causal import future_keys
+
 Attention = Callable[[Tensor, Tensor, Tensor], Tensor]  # (q, k, v) -> out, all (B, nh, T, hs)
 
 
 def naive_attention(q: Tensor, k: Tensor, v: Tensor) -> Tensor:
     """Causal attention as ``CausalSelfAttention.forward`` does it; q, k, v: (B, nh, T, hs)."""
     T = q.shape[-2]
-    future = torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)  # (T, T): the future keys
+    future = future_keys(T, T)  # (T, T): True above the diagonal
     wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, nh, T, T), scaled
     wei = wei.masked_fill(future, float("-inf"))  # (B, nh, T, T)
     wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)
@@ -63,8 +65,7 @@ def tiled_attention(q: Tensor, k: Tensor, v: Tensor, tile: int = 128) -> Tensor:
         for j in range(0, i + tq, tile):  # key tiles up to the diagonal, none after
             s = qi @ k[:, :, j : j + tile].transpose(-2, -1)  # (B, nh, tq, tk)
             if j == i:  # the tile on the diagonal: hide each query's future keys
-                future = torch.ones(tq, tq, dtype=torch.bool).triu(diagonal=1)
-                s = s.masked_fill(future, float("-inf"))  # (B, nh, tq, tk)
+                s = s.masked_fill(future_keys(tq, tq), float("-inf"))  # (B, nh, tq, tk)
             new_max = torch.maximum(row_max, s.amax(dim=-1, keepdim=True))
             rescale = torch.exp(row_max - new_max)  # (B, nh, tq, 1)
             p = torch.exp(s - new_max)  # (B, nh, tq, tk)

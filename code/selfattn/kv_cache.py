@@ -22,6 +22,7 @@ import torch
 import torch.nn as nn
 from torch.nn import functional as F
 
+from selfattn.causal import future_keys
 from selfattn.config import TrainConfig
 from selfattn.errors import ConfigError
 from selfattn.gpt import CausalSelfAttention, GPTLanguageModel
@@ -52,7 +53,7 @@ class KVCache:
 
 
 def attend(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, past: Layer | None, tril: torch.Tensor
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, past: Layer | None
 ) -> tuple[torch.Tensor, Layer]:
     """Attention weights of ``t`` new queries over the ``P`` cached keys and their own.
 
@@ -65,8 +66,8 @@ def attend(
     t = q.shape[2]
     P = k.shape[2] - t  # positions in the cache before this step
     wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, nh, t, P + t): scaled by 1/sqrt(hs)
-    # new position P + i may see positions 0 .. P + i: rows P .. P + t of the causal mask
-    wei = wei.masked_fill(tril[P : P + t, : P + t] == 0, float("-inf"))  # (B, nh, t, P + t)
+    # new position P + i may see positions 0 .. P + i: the causal mask's rows P .. P + t
+    wei = wei.masked_fill(future_keys(t, P + t), float("-inf"))  # (B, nh, t, P + t)
     wei = F.softmax(wei, dim=-1)  # (B, nh, t, P + t)
     return wei, (k, v)
 
@@ -76,7 +77,7 @@ def head_step(head: Head, x: torch.Tensor, past: Layer | None) -> tuple[torch.Te
     q = head.query(x).unsqueeze(1)  # (B, 1, t, hs): a single head
     k = head.key(x).unsqueeze(1)  # (B, 1, t, hs)
     v = head.value(x).unsqueeze(1)  # (B, 1, t, hs)
-    wei, (k, v) = attend(q, k, v, past, head.tril)  # (B, 1, t, P + t)
+    wei, (k, v) = attend(q, k, v, past)  # (B, 1, t, P + t)
     out = wei @ v  # (B, 1, t, P + t) @ (B, 1, P + t, hs) -> (B, 1, t, hs)
     return out.squeeze(1), (k, v)  # (B, t, hs)
 
@@ -90,7 +91,7 @@ def attention_step(
     q = attn.query(x).view(B, t, nh, hs).transpose(1, 2)  # (B, nh, t, hs)
     k = attn.key(x).view(B, t, nh, hs).transpose(1, 2)  # (B, nh, t, hs)
     v = attn.value(x).view(B, t, nh, hs).transpose(1, 2)  # (B, nh, t, hs)
-    wei, (k, v) = attend(q, k, v, past, attn.tril)  # (B, nh, t, P + t)
+    wei, (k, v) = attend(q, k, v, past)  # (B, nh, t, P + t)
     out = attn.attn_dropout(wei) @ v  # (B, nh, t, hs)
     out = out.transpose(1, 2).reshape(B, t, C)  # (B, t, C): the heads side by side again
     return attn.resid_dropout(attn.proj(out)), (k, v)  # (B, t, C)

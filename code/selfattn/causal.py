@@ -1,0 +1,16 @@
+"""The causal mask, for the attention written outside the models (the KV cache, attention's cost).
+
+The models keep their own ``tril`` buffer, as the lecture's code does; the functions that compute
+attention from given queries, keys and values build the mask here, one way.
+"""
+
+from __future__ import annotations
+
+import torch
+
+
+def future_keys(queries: int, keys: int) -> torch.Tensor:
+    """True where a key lies in its query's future: the last ``queries`` positions against all
+    ``keys`` positions, the mask ``masked_fill`` hides with -inf."""
+    # query i sits at position keys - queries + i and may see keys 0 .. that position
+    return torch.ones(queries, keys, dtype=torch.bool).triu(diagonal=keys - queries + 1)  # (queries, keys)
