@@ -12,9 +12,13 @@ What a plain style sheet or a documented option does is done that way, not here:
 sections are CSS (``_static/lazy-sections.css``, ``content-visibility``), and images are fetched
 as a reader nears them through docutils' ``image_loading`` setting (``docutils.conf``).
 
-Each step's docstring ends with what it gains, measured by ``python -m benchmarks.site_steps``:
-alternating Lighthouse audits (mobile, as ``benchmarks/lighthouse.py`` runs them) of the site with
-every step and of the same site without that one, on the book's longest chapter in each edition.
+Each step's docstring ends with what it gains, measured by ``python -m benchmarks.site_steps ab``:
+three alternating pairs of Lighthouse audits (mobile, as ``benchmarks/lighthouse.py`` runs them)
+of the site with every step and of the same site without that one, on the longest chapter of
+each edition (six-steps); medians. Between audits of one site the score moved by up to 4 points
+and the blocking time by about 30 ms. A step that gained nothing beyond that was taken out: the
+images' width and height (no layout shift either way: the images are below the first screen and
+fetched lazily).
 """
 
 from __future__ import annotations
@@ -29,11 +33,9 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
-from functools import cache
 from pathlib import Path
 
 from fontTools import subset
-from PIL import Image
 
 from _ext.content.katex_math import node_binary
 from _ext.npm_dependency import npm_dependency
@@ -54,7 +56,8 @@ def drop_unused_theme_files(site: Path) -> None:
     pages' template leaves it out, ``_ext/theme/lean_theme.py``), the source maps of its bundles,
     and the translation catalogs its templates read while the book is built.
 
-    Gain: none in Lighthouse (no page asked for them); 1.6 MB less of each edition's site."""
+    Gain: none in Lighthouse (no page asks for them); the English site, 11.1 MB with it, is 16.2 MB
+    without it, over its 12 MB budget."""
     static = site / "_static"
     for pattern in UNUSED_FILES:
         for path in static.glob(pattern):
@@ -101,53 +104,14 @@ def quiet_tokens(site: Path) -> None:
     the spans of a chapter's code and a quarter of the elements of its page, each styled and laid
     out. Every other token keeps its class.
 
-    Gain:"""
+    Gain: 4,024 elements instead of 5,575; blocking time 60 ms instead of 112 ms, first
+    contentful paint 1.29 s instead of 1.42 s; score 99 instead of 98."""
     colours = site / "_static" / "pygments.css"  # the theme writes it at every build
     classes = plain_classes(colours.read_text(encoding="utf-8")) if colours.is_file() else frozenset()
     for page in pages(site):
         html = page.read_text(encoding="utf-8")
         if (quieter := quiet(html, classes)) != html:
             write_atomically(page, quieter)
-
-
-# --- The figures' images, with their size known --------------------------------------------------
-
-IMG = re.compile(r'<img (?P<attributes>[^>]*?)src="(?P<src>[^"]*?_images/(?P<name>[^"/]+))"')
-
-
-def sized(html: str, size: Callable[[str], tuple[int, int] | None]) -> str:
-    """``html`` with each image of ``_images/`` given its pixel ``width`` and ``height``, where
-    ``size`` knows them (None: an SVG, whose size the browser reads itself) and none is set."""
-
-    def mark(found: re.Match) -> str:
-        attributes = found["attributes"]
-        known = size(found["name"])
-        if not known or "width=" in attributes or "height=" in attributes:
-            return found[0]
-        return f'<img {attributes}width="{known[0]}" height="{known[1]}" src="{found["src"]}"'
-
-    return IMG.sub(mark, html)
-
-
-def size_images(site: Path) -> None:
-    """Give each of the book's images (``_images/``) its width and height, read from the file, so
-    the browser keeps its place before it arrives and nothing below it moves when it does
-    (``_static/web-images.css`` lets it scale to the column).
-
-    Gain:"""
-
-    @cache
-    def size(name: str) -> tuple[int, int] | None:
-        try:
-            with Image.open(site / "_images" / name) as image:
-                return image.size
-        except OSError:  # not a raster image
-            return None
-
-    for page in pages(site):
-        html = page.read_text(encoding="utf-8")
-        if (with_sizes := sized(html, size)) != html:
-            write_atomically(page, with_sizes)
 
 
 # --- One style sheet a page --------------------------------------------------------------------
@@ -250,7 +214,8 @@ def bundle_stylesheets(site: Path) -> None:
     page loads them on their own, and a build that writes a page copies them in again (one that
     writes none copies no static file, and leaves its bundles as they were).
 
-    Gain:"""
+    Gain: first contentful paint 1.28 s instead of 2.25 s, largest 1.91 s instead of 2.40 s;
+    229 kB downloaded instead of 277 kB; score 99 instead of 95."""
     static = (site / "_static").resolve()
     for page in pages(site):
         one_link(page, static)
@@ -282,7 +247,8 @@ def trim_stylesheets(site: Path) -> None:
     rules for what a script switches on (a menu, the dark mode, a folded solution) stay; the book's
     own style sheets are kept whole.
 
-    Gain:"""
+    Gain: 229 kB downloaded instead of 271 kB; first contentful paint 1.29 s instead of 1.58 s,
+    largest 1.94 s instead of 2.11 s; score 99 instead of 98."""
     bundles = [
         path
         for path in (site / "_static").glob("styles-*.css")
@@ -373,7 +339,8 @@ def cut_icons(site: Path) -> None:
     font keeps those characters under its own name, so the style sheet finds it as before; the
     TrueType copies beside the fonts are left whole (a browser that reads WOFF2 never fetches them).
 
-    Gain:"""
+    Gain: 229 kB downloaded instead of 382 kB; first contentful paint 1.30 s instead of 2.11 s,
+    largest 1.96 s instead of 2.79 s; score 99 instead of 94."""
     static = site / "_static"
     sheets = {path: path.read_text(encoding="utf-8") for path in static.rglob("*.css")}
     named = named_icons(path.read_text(encoding="utf-8") for path in [*pages(site), *static.rglob("*.js")])
@@ -393,7 +360,6 @@ def cut_icons(site: Path) -> None:
 STEPS: tuple[Callable[[Path], None], ...] = (
     drop_unused_theme_files,
     quiet_tokens,
-    size_images,
     bundle_stylesheets,
     trim_stylesheets,
     cut_icons,

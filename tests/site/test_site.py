@@ -964,22 +964,16 @@ def test_each_edition_s_style_sheet_leaves_out_the_rules_no_page_uses(site):
             assert kept in css, f"{bundle} lost {kept}, which a page or a script uses"
 
 
-def test_every_image_of_a_chapter_loads_lazily_with_its_own_size(site):
-    """docutils.conf's image_loading, and bookbuild/optimize.py's size_images: each of the book's
-    images is fetched as a reader nears it, and its width and height are the file's."""
-    problems, seen = [], 0
-    for page in page_downloads.site_pages(site):
-        for tag in re.findall(r"<img [^>]*_images/[^>]*>", page.read_text(encoding="utf-8")):
-            seen += 1
-            src = re.search(r'src="([^"]+)"', tag)[1]
-            with Image.open((page.parent / unquote(src)).resolve()) as image:
-                size = f'width="{image.width}" height="{image.height}"'
-            if 'loading="lazy"' not in tag or size not in tag:
-                problems.append(f"{page.relative_to(site)}: {tag[:160]}")
-    assert seen > 50, "the chapters' images were not found"
-    assert not problems, "images that load at once or move the page when they come:\n" + "\n".join(
-        problems[:10]
-    )
+def test_every_image_of_a_chapter_loads_lazily(site):
+    """docutils.conf's image_loading: each of the book's images is fetched as a reader nears it."""
+    tags = [
+        (page, tag)
+        for page in page_downloads.site_pages(site)
+        for tag in re.findall(r"<img [^>]*_images/[^>]*>", page.read_text(encoding="utf-8"))
+    ]
+    assert len(tags) > 50, "the chapters' images were not found"
+    eager = [f"{page.relative_to(site)}: {tag[:160]}" for page, tag in tags if 'loading="lazy"' not in tag]
+    assert not eager, "images fetched while the page first loads:\n" + "\n".join(eager[:10])
 
 
 def test_code_blocks_hold_no_span_that_looks_like_plain_text(site):

@@ -1,6 +1,6 @@
 """The site's optimization (``bookbuild/optimize.py``): one style sheet a page that reads as the
-sixteen did, trimmed; images with their size known; code blocks without the spans that look like
-plain text; and a stage that can run again over a site it changed."""
+sixteen did, trimmed; code blocks without the spans that look like plain text; and a stage that
+can run again over a site it changed."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ from bookbuild.optimize import (
     optimize,
     plain_classes,
     quiet,
-    sized,
     trim_stylesheets,
     write_bundle,
 )
@@ -118,22 +117,6 @@ def test_a_bundle_is_written_again_from_its_parts(tmp_path):
     assert "margin: 1px" in (static / "styles-0123456789abcdef.css").read_text()
 
 
-def test_the_books_images_are_given_their_size():
-    html = (
-        '<img alt="Four heatmaps" loading="lazy" src="../_images/a1.png" />'
-        '<img src="../_static/logo.png" alt="logo" />'
-        '<img alt="x" width="10" src="../_images/b2.png" />'
-        '<img alt="y" src="../_images/c3.svg" />'
-    )
-    marked = sized(html, {"a1.png": (640, 480), "b2.png": (5, 5)}.get)
-    assert (
-        '<img alt="Four heatmaps" loading="lazy" width="640" height="480" src="../_images/a1.png"' in marked
-    )
-    assert '<img src="../_static/logo.png" alt="logo" />' in marked, "only the chapters' images"
-    assert '<img alt="x" width="10" src="../_images/b2.png"' in marked, "a size set already stays"
-    assert '<img alt="y" src="../_images/c3.svg"' in marked, "an image of unknown size stays"
-
-
 # pydata-sphinx-theme's pygments.css, as it writes the code colours of its two default styles
 COLOURS = """html[data-theme="light"] .highlight { background: #fefefe; color: #080808 }
 html[data-theme="light"] .highlight .n { color: #080808 } /* Name */
@@ -184,10 +167,7 @@ def test_the_stage_run_again_over_a_site_it_changed_changes_nothing(tmp_path):
     (tmp_path / "index.html").write_text(page)
     optimize(tmp_path)
     once = {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()}
-    assert (
-        'width="' in once[tmp_path / "index.html"].decode()
-        and b'<span class="n">wei' not in once[tmp_path / "index.html"]
-    )
+    assert b'<span class="n">wei' not in once[tmp_path / "index.html"]
     optimize(tmp_path)
     assert {path: path.read_bytes() for path in tmp_path.rglob("*") if path.is_file()} == once
 
