@@ -111,14 +111,16 @@ def ab(raw: Path, pages: list[str], pairs: int) -> None:
         without = variant(raw, (name,))
         with ExitStack() as stack:
             a, b = (stack.enter_context(serve(site, gzip=True)) for site in (optimized, without))
-            withs, withouts = [], []
+            with_runs, without_runs = [], []
             for page in pages:
                 got = alternate((a.url(page), b.url(page)), pairs, ("performance",))
-                withs += got[0]
-                withouts += got[1]
-        noise = max(run["score"] for run in withs) - min(run["score"] for run in withs)
-        print(row(f"{name}: with", withs) + f"{noise:>8.0f}{site_size(optimized)[0] / 1e6:>10.2f}")
-        print(row(f"{name}: without", withouts) + f"{'':>8}{site_size(without)[0] / 1e6:>10.2f}", flush=True)
+                with_runs += got[0]
+                without_runs += got[1]
+        noise = max(run["score"] for run in with_runs) - min(run["score"] for run in with_runs)
+        print(row(f"{name}: with", with_runs) + f"{noise:>8.0f}{site_size(optimized)[0] / 1e6:>10.2f}")
+        print(
+            row(f"{name}: without", without_runs) + f"{'':>8}{site_size(without)[0] / 1e6:>10.2f}", flush=True
+        )
         shutil.rmtree(without)
 
 
