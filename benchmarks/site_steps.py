@@ -1,7 +1,7 @@
 """What the site's optimization (``bookbuild/optimize.py``) gains, step by step, in Lighthouse.
 
-    python -m benchmarks.site_steps ab [--pairs N] [PAGE ...]   # each step: the site with it, without it
-    python -m benchmarks.site_steps survey [--runs N]           # every chapter: as Sphinx wrote it, optimized
+    python -m benchmarks.site_steps ab [--pairs N] [PAGE ...]      # each step: with it, without it
+    python -m benchmarks.site_steps survey [--runs N] [PAGE ...]   # every chapter: unoptimized, optimized
 
 Both start from the two editions as Sphinx writes them, unoptimized, in ``--raw`` (default
 ``_build/site-steps/raw``, the Chinese edition in its ``zh`` folder), which
@@ -124,7 +124,7 @@ def ab(raw: Path, pages: list[str], pairs: int) -> None:
         shutil.rmtree(without)
 
 
-def survey(raw: Path, runs: int) -> None:
+def survey(raw: Path, pages: list[str], runs: int) -> None:
     unoptimized, optimized = variant(raw, tuple(NAMES)), variant(raw, ())
     budgets = ", ".join(f"{name} {BUDGETS[name]}" for name in OTHERS)
     print(f"{runs} alternating audits of each page in each site; medians. The optimized site's")
@@ -132,7 +132,7 @@ def survey(raw: Path, runs: int) -> None:
     print(head("page: unoptimized / optimized") + "".join(f"{name[:8]:>10}" for name in OTHERS))
     under = []
     with serve(unoptimized, gzip=True) as before, serve(optimized, gzip=True) as after:
-        for page in chapters(raw):
+        for page in pages or chapters(raw):
             first, second = alternate((before.url(page), after.url(page)), runs, tuple(BUDGETS))
             others = {name: statistics.median(run[name] for run in second) for name in OTHERS}
             marked = {
@@ -152,12 +152,14 @@ def main(argv: list[str] | None = None) -> None:
         "what", choices=("ab", "survey"), help="each step's gain, or every chapter before and after"
     )
     parser.add_argument(
-        "pages", nargs="*", help="ab: site-relative pages (default: each edition's longest chapter)"
+        "pages",
+        nargs="*",
+        help="site-relative pages (default: ab, each edition's longest chapter; survey, every chapter)",
     )
     parser.add_argument("--raw", type=Path, default=WORK / "raw", help="the site as Sphinx wrote it")
     parser.add_argument("--pairs", type=int, default=3, help="ab: audits of each site for each page")
     parser.add_argument("--runs", type=int, default=3, help="survey: audits of each page in each site")
-    args = parser.parse_args(argv)
+    args = parser.parse_intermixed_args(argv)
     if not (args.raw / "index.html").is_file():
         parser.error(
             f"no unoptimized site in {args.raw}: build both editions with `python -m bookbuild.build "
@@ -166,7 +168,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.what == "ab":
         ab(args.raw, args.pages, args.pairs)
     else:
-        survey(args.raw, args.runs)
+        survey(args.raw, args.pages, args.runs)
 
 
 if __name__ == "__main__":
