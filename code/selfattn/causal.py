@@ -10,8 +10,8 @@ import torch
 
 
 def future_keys(queries: int, keys: int) -> torch.Tensor:
-    """True where a key lies in its query's future, for the last ``queries`` of ``keys``
-    positions: the mask that ``masked_fill`` hides with -inf."""
-    # query i sits at position keys - queries + i and may see keys 0 .. that position
+    """True where a key lies in its query's future: the last ``queries``
+    positions against all ``keys``, as ``masked_fill`` hides them."""
+    # query i is position keys - queries + i and sees keys 0 .. there
     future = torch.ones(queries, keys, dtype=torch.bool)  # (queries, keys)
-    return future.triu(diagonal=keys - queries + 1)  # True right of each query's own key
+    return future.triu(diagonal=keys - queries + 1)  # past its own key
