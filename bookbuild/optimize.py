@@ -384,7 +384,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("site", type=Path, help="a site Sphinx has written (its folder of HTML pages)")
     parser.add_argument("--without", nargs="*", default=[], choices=list(NAMES), help="steps to leave out")
     args = parser.parse_args(argv)
-    optimize(args.site, args.without)
+    try:
+        optimize(args.site, args.without)
+    except FileNotFoundError as err:
+        parser.error(str(err))
 
 
 if __name__ == "__main__":

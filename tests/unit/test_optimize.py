@@ -15,6 +15,7 @@ from bookbuild.optimize import (
     UNTRIMMED,
     bundle_stylesheets,
     inlined,
+    main,
     optimize,
     plain_classes,
     quiet,
@@ -177,3 +178,10 @@ def test_the_stage_names_a_step_it_does_not_have_and_a_folder_that_is_not_a_site
         optimize(tmp_path, ["trim_images"])
     with pytest.raises(FileNotFoundError, match="not a written site"):
         optimize(tmp_path)
+
+
+def test_the_command_says_in_one_line_what_is_not_a_site(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([str(tmp_path)])
+    assert stop.value.code == 2
+    assert f"{tmp_path} is not a written site (no _static folder): build it first" in capsys.readouterr().err
