@@ -34,7 +34,7 @@ from tools.serve import serve
 
 WORK = ROOT / "_build" / "site-steps"
 METRICS = {  # a name, the audit it comes from, and how to show it
-    "score": None,
+    "performance": None,  # the score, from scores()
     "FCP s": "first-contentful-paint",
     "LCP s": "largest-contentful-paint",
     "TBT ms": "total-blocking-time",
@@ -48,7 +48,7 @@ OTHERS = [name for name in BUDGETS if name != "performance"]
 
 def measures(report: dict) -> dict[str, float]:
     """The figures of ``METRICS`` from one Lighthouse report."""
-    found = {"score": 100 * report["categories"]["performance"]["score"]}
+    found = {}
     for name, audit_id in METRICS.items():
         if audit_id:
             found[name] = report["audits"][audit_id]["numericValue"] * SCALE.get(name, 1)
@@ -57,9 +57,8 @@ def measures(report: dict) -> dict[str, float]:
 
 def variant(raw: Path, without: tuple[str, ...]) -> Path:
     """A copy of the unoptimized site ``raw``, both editions optimized without the steps ``without``."""
-    site = WORK / ("without-" + "-".join(without) if without else "optimized")
-    if len(without) == len(NAMES):
-        site = WORK / "unoptimized"
+    name = "without-" + "-".join(without) if without else "optimized"
+    site = WORK / ("unoptimized" if set(without) == set(NAMES) else name)
     shutil.rmtree(site, ignore_errors=True)
     shutil.copytree(raw, site)
     for edition in ("", *EDITION_FOLDERS):
@@ -83,12 +82,12 @@ def row(label: str, runs: list[dict]) -> str:
     """One line of medians."""
     medians = {name: statistics.median(run[name] for run in runs) for name in METRICS}
     return f"{label:<44}" + "".join(
-        f"{medians[name]:>10.{0 if name in ('score', 'elements') else 2}f}" for name in METRICS
+        f"{medians[name]:>12.{0 if name in ('performance', 'elements') else 2}f}" for name in METRICS
     )
 
 
 def head(first: str) -> str:
-    return f"{first:<44}" + "".join(f"{name:>10}" for name in METRICS)
+    return f"{first:<44}" + "".join(f"{name:>12}" for name in METRICS)
 
 
 def longest_chapters(site: Path) -> list[str]:
@@ -116,7 +115,7 @@ def ab(raw: Path, pages: list[str], pairs: int) -> None:
                 got = alternate((a.url(page), b.url(page)), pairs, ("performance",))
                 with_runs += got[0]
                 without_runs += got[1]
-        noise = max(run["score"] for run in with_runs) - min(run["score"] for run in with_runs)
+        noise = max(run["performance"] for run in with_runs) - min(run["performance"] for run in with_runs)
         print(row(f"{name}: with", with_runs) + f"{noise:>8.0f}{site_size(optimized)[0] / 1e6:>10.2f}")
         print(
             row(f"{name}: without", without_runs) + f"{'':>8}{site_size(without)[0] / 1e6:>10.2f}", flush=True

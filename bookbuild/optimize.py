@@ -42,9 +42,6 @@ from _ext.npm_dependency import npm_dependency
 from _ext.written_site import loaded, own_files, pages, write_atomically
 from bookbuild import ROOT
 
-log = logging.getLogger("bookbuild.optimize")
-
-
 # --- The theme's files no page loads -----------------------------------------------------------
 
 UNUSED_FILES = ("scripts/fontawesome.js", "scripts/fontawesome.js.LICENSE.txt", "**/*.map")  # under _static
@@ -76,7 +73,7 @@ TOKEN_RULE = re.compile(r'html\[data-theme="(\w+)"\] \.highlight(?: \.(\w+))? \{
 
 def plain_classes(css: str) -> frozenset[str]:
     """The token classes that ``css`` (the code colours) draws exactly like a block's plain text in
-    every colour theme: no rule of their own, or one that gives the block's own colour alone."""
+    every colour theme: a rule that gives the block's own colour and nothing else."""
     rules: dict[str, dict[str, str]] = {}
     for theme, token, declarations in TOKEN_RULE.findall(css):
         rules.setdefault(theme, {})[token] = " ".join(declarations.split())
@@ -176,20 +173,21 @@ def write_bundle(static: Path, name: str, parts: list[str]) -> set[Path]:
     return read
 
 
-def one_link(page: Path, static: Path) -> str | None:
-    """The bundle ``page``'s style sheets are replaced by, the page linking to it; None when the
-    page links fewer than two of them (or has been changed so already)."""
+def one_link(page: Path, static: Path) -> None:
+    """Link ``page`` to one bundle of the style sheets under ``static`` it links, in their order, if
+    it links two or more (a page changed so already links one)."""
     html = page.read_text(encoding="utf-8")
     end = html.find("</head>")
     head = html[:end]
     links, parts = [], []
     for link in LINK.findall(head):
-        target = (page.parent / HREF.search(link)[1]).resolve() if HREF.search(link) else None
+        href = HREF.search(link)
+        target = (page.parent / href[1]).resolve() if href else None
         if "media=" not in link and target and target.is_relative_to(static):
             links.append(link)
             parts.append(target.relative_to(static).as_posix())
     if len(links) < 2:
-        return None
+        return
     name = f"styles-{hashlib.sha256(' '.join(parts).encode()).hexdigest()[:16]}.css"
     href = Path(os.path.relpath(static / name, page.parent)).as_posix()
     head = head.replace(links[0], f'<link rel="stylesheet" href="{href}" />\n', 1)
@@ -198,7 +196,6 @@ def one_link(page: Path, static: Path) -> str | None:
     write_atomically(page, head + html[end:])
     if not (static / name).is_file():  # its parts for now; they are read once every page links it
         write_atomically(static / name, header(parts))
-    return name
 
 
 def bundle_stylesheets(site: Path) -> None:
@@ -267,7 +264,7 @@ def trim_stylesheets(site: Path) -> None:
     for bundle in bundles:
         before = bundle.stat().st_size
         write_atomically(bundle, trimmed[str(bundle)].replace(UNTRIMMED, "", 1))
-        log.info(f"{bundle.name}: {before} -> {bundle.stat().st_size} bytes")
+        print(f"{bundle.name}: {before} -> {bundle.stat().st_size} bytes without unused rules")
 
 
 # --- The theme's icons, cut to those the site shows ----------------------------------------------
