@@ -18,7 +18,7 @@ from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.engine import DTYPES, Engine, World, start, stop
 from selfattn.errors import ConfigError, ReaderError
-from selfattn.registry import UNUSED
+from selfattn.registry import LADDER_MODELS, UNUSED
 from selfattn.runs import Rung, describe
 from selfattn.settings import field_type
 from selfattn.tokenizers import CharTokenizer
@@ -101,6 +101,10 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
         help=f"bfloat16: autocast, on CUDA GPUs ({DEFAULT})",
     )
     parser.add_argument("--compile", action="store_true", help="on CUDA GPUs: train through torch.compile")
+    if chosen.kind in LADDER_MODELS:  # the models whose attention is a CausalSelfAttention
+        parser.add_argument(
+            "--sdpa", action="store_true", help="attention through PyTorch's scaled_dot_product_attention"
+        )
     saving = parser.add_mutually_exclusive_group()
     saving.add_argument(
         "--out", type=Path, metavar="DIR", help="save a checkpoint into DIR at every evaluation"
@@ -128,7 +132,7 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
     if device["gpu"] is not None and int(device["gpu"]) >= torch.cuda.device_count():
         gpus = torch.cuda.device_count()
         parser.error(f"--device {args.device}: torch sees {gpus} CUDA GPUs here, numbered 0 to {gpus - 1}.")
-    args.kind = chosen.kind
+    args.kind, args.sdpa = chosen.kind, getattr(args, "sdpa", False)
     return args
 
 
@@ -142,7 +146,7 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
     config, world = args.config, World.launched()
     try:
         tokenizer = load_corpus().tokenizer  # the data first: no progress bar for a run that cannot start
-        engine = start(world, args.device, args.dtype, args.compile, config)
+        engine = start(world, args.device, args.dtype, args.compile, config, args.sdpa)
     except ReaderError as err:
         fail(err, world)
     try:

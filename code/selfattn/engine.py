@@ -1,7 +1,8 @@
 """How a run computes: on which device, in which precision, compiled or not, in how many processes.
 
 The book trains in one process on a CPU. On GPUs, ``--dtype bfloat16`` runs the matrix products
-in bfloat16 (``torch.autocast``) and ``--compile`` hands the model to ``torch.compile``; and
+in bfloat16 (``torch.autocast``), ``--compile`` hands the model to ``torch.compile`` and ``--sdpa``
+computes attention with PyTorch's fused ``scaled_dot_product_attention`` (any device); and
 ``torchrun --nproc-per-node N code/03_gpt.py ...`` starts N processes that train one model
 together (data parallelism). Each process takes its share of every batch and computes gradients
 on it; ``DistributedDataParallel`` averages the gradients of all processes during ``backward``,
@@ -20,6 +21,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 from selfattn.config import TrainConfig
 from selfattn.errors import ConfigError
+from selfattn.gpt import CausalSelfAttention
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 
@@ -83,11 +85,15 @@ class Engine:
     device: str = "cpu"
     dtype: str = "float32"  # a key of DTYPES
     compile: bool = False
+    sdpa: bool = False  # attention through F.scaled_dot_product_attention
     world: World = ALONE
 
     def prepare(self, model: nn.Module, seed: int) -> nn.Module:
         """What the training steps call: ``model`` itself, or a wrapper that compiles it, runs it in
         autocast, or averages its gradients over the world's processes. All share its parameters."""
+        for layer in model.modules():
+            if isinstance(layer, CausalSelfAttention):
+                layer.fused = self.sdpa
         net = torch.compile(model) if self.compile else model
         if self.dtype != "float32":
             net = Autocast(net, torch.device(self.device).type, DTYPES[self.dtype])
@@ -102,7 +108,9 @@ class Engine:
 BOOK = Engine()  # the book's way: one process, float32, as written
 
 
-def start(world: World, device: str, dtype: str, compile: bool, config: TrainConfig) -> Engine:
+def start(
+    world: World, device: str, dtype: str, compile: bool, config: TrainConfig, sdpa: bool = False
+) -> Engine:
     """The engine for these choices, checked (a one-line ``ConfigError`` where one does not apply),
     with this process joined to its world. Every process of a world fails alike, or none does."""
     if dtype not in DTYPES:
@@ -119,7 +127,7 @@ def start(world: World, device: str, dtype: str, compile: bool, config: TrainCon
             "sizes. Leave it out here."
         )
     if world.size == 1:
-        return Engine(device, dtype, compile)
+        return Engine(device, dtype, compile, sdpa)
     if config.batch_size % world.size:
         raise ConfigError(
             f"batch_size={config.batch_size} does not split into {world.size} equal shares, one per "
@@ -134,7 +142,7 @@ def start(world: World, device: str, dtype: str, compile: bool, config: TrainCon
         device = f"cuda:{world.local_rank}"
         torch.cuda.set_device(device)
     dist.init_process_group("nccl" if cuda else "gloo")
-    return Engine(device, dtype, compile, world)
+    return Engine(device, dtype, compile, sdpa, world)
 
 
 def stop(engine: Engine) -> None:

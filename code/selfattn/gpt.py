@@ -52,6 +52,7 @@ class CausalSelfAttention(nn.Module):
         self.attn_dropout = nn.Dropout(dropout)  # on the attention weights
         self.resid_dropout = nn.Dropout(dropout)  # on the output
         self.register_buffer("tril", torch.tril(torch.ones(block_size, block_size)))
+        self.fused = False  # True: PyTorch's fused attention, as nanoGPT's self.flash
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         B, T, C = x.shape
@@ -60,11 +61,15 @@ class CausalSelfAttention(nn.Module):
         k = self.key(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
         q = self.query(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
         v = self.value(x).view(B, T, nh, hs).transpose(1, 2)  # (B, nh, T, hs)
-        wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, nh, T, T): scaled by 1/sqrt(hs)
-        wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, nh, T, T)
-        wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)
-        wei = self.attn_dropout(wei)
-        out = wei @ v  # (B, nh, T, hs)
+        if self.fused:  # the five lines below in one call, never holding wei
+            p = self.attn_dropout.p if self.training else 0.0
+            out = F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+        else:
+            wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, nh, T, T), times 1/sqrt(hs)
+            wei = wei.masked_fill(self.tril[:T, :T] == 0, float("-inf"))  # (B, nh, T, T)
+            wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)
+            wei = self.attn_dropout(wei)
+            out = wei @ v  # (B, nh, T, hs)
         out = out.transpose(1, 2).reshape(B, T, C)  # (B, T, C): the heads side by side again
         return self.resid_dropout(self.proj(out))  # (B, T, C)
 

@@ -84,13 +84,18 @@ def make_optimizer(model: nn.Module, config: TrainConfig) -> torch.optim.AdamW:
 
 def take_step(
     model: nn.Module, optimizer: torch.optim.Optimizer, loss: torch.Tensor, config: TrainConfig, step: int
-) -> None:
-    """One optimizer step from ``loss``: its gradient, clipped if asked, then a step at this step's rate."""
+) -> float | None:
+    """One optimizer step from ``loss``: its gradient, clipped if asked, then a step at this step's rate.
+
+    Returns the gradient's norm before clipping when the step clips (else None).
+    """
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
+    norm = None
     if config.grad_clip is not None:
-        # scale the whole gradient down, every parameter's alike, until its norm is grad_clip
-        torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip)
+        # scale the whole gradient down, every parameter's alike, if its norm is above grad_clip
+        norm = torch.nn.utils.clip_grad_norm_(model.parameters(), config.grad_clip).item()
     for group in optimizer.param_groups:
         group["lr"] = learning_rate_at(step, config)
     optimizer.step()
+    return norm

@@ -32,6 +32,7 @@ class History:
     steps: list[int] = field(default_factory=list)  # steps at which both splits were evaluated
     train_loss: list[float] = field(default_factory=list)
     val_loss: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)  # one per step, before clipping, if it clips
     seconds: float = 0.0  # wall time of the training run, evaluations included
 
     @property
@@ -171,7 +172,9 @@ def _train(
         xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
         xb, yb = world.share(xb), world.share(yb)  # (B / processes, T): this process's rows
         _, loss = net(xb.to(device), yb.to(device))
-        take_step(model, optimizer, loss, config, done)
+        norm = take_step(model, optimizer, loss, config, done)
+        if norm is not None:
+            history.grad_norm.append(norm)
         history.batch_loss.append(world.average(loss))  # the whole batch's loss
     return history
 

@@ -100,3 +100,30 @@ def test_prepare_wraps_the_model_only_for_what_the_engine_asks():
     logits, loss = autocast(idx, idx)
     assert logits.dtype == torch.bfloat16  # the matrix products ran in bfloat16
     assert loss.dtype == torch.float32  # the loss did not
+
+
+def test_sdpa_computes_the_manual_attention_within_float_tolerance(tmp_path):
+    """--sdpa swaps the five lines of CausalSelfAttention for PyTorch's fused call: the same outputs,
+    and the same training steps, to float32's rounding."""
+    config = LADDER["layernorm"].config
+    model = make_model("gpt", 65, config).eval()
+    idx = torch.randint(0, 65, (4, config.block_size), generator=torch.Generator().manual_seed(0))  # (B, T)
+    weights_seen = []  # the manual path hands wei to attn_dropout; the fused one never makes it
+    model.blocks[0].sa.attn_dropout.register_forward_hook(lambda *_: weights_seen.append(1))
+    manual, _ = BOOK.prepare(model, config.seed)(idx)
+    assert len(weights_seen) == 1
+    fused, _ = Engine(sdpa=True).prepare(model, config.seed)(idx)
+    assert len(weights_seen) == 1 and all(block.sa.fused for block in model.blocks)
+    assert torch.allclose(manual, fused, atol=1e-5)
+    runs = {}
+    for name, flags in (("manual", []), ("sdpa", ["--sdpa"])):
+        run = script("03_gpt.py", *RUN, "--out", str(tmp_path / name), *flags)
+        assert run.returncode == 0, run.stderr
+        runs[name] = history(tmp_path / name)["batch_loss"]
+    assert len(runs["manual"]) == STEPS
+    assert max(abs(a - b) for a, b in zip(runs["manual"], runs["sdpa"])) < 1e-4
+
+
+def test_only_the_scripts_with_a_causal_self_attention_offer_sdpa():
+    refused = script("02_attention.py", "--sdpa")
+    assert refused.returncode == 2 and "unrecognized arguments: --sdpa" in refused.stderr
