@@ -1,7 +1,7 @@
 """What one attention layer costs: three ways to compute it, and how to measure them.
 
 ``naive_attention`` is the book's causal attention on given queries, keys and values: it holds
-the whole (T, T) matrix of weights for every head. ``sdpa_attention`` is PyTorch's fused call.
+the whole (T, T) matrix of attention probabilities for every head. ``sdpa_attention`` is PyTorch's fused call.
 ``tiled_attention`` is FlashAttention's idea from scratch: the same result computed a tile of
 keys at a time with an online softmax, never holding more than a (tile, tile) block of scores.
 
@@ -32,12 +32,15 @@ from selfattn.causal import future_keys
 Attention = Callable[[Tensor, Tensor, Tensor], Tensor]  # (q, k, v) -> out, all (B, nh, T, hs)
 
 
-def naive_attention(q: Tensor, k: Tensor, v: Tensor) -> Tensor:
-    """Causal attention as ``CausalSelfAttention.forward`` does it; q, k, v: (B, nh, T, hs)."""
+def naive_attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = True) -> Tensor:
+    """Causal attention as ``CausalSelfAttention.forward`` does it; q, k, v: (B, nh, T, hs).
+
+    With ``causal=False`` every query sees every key, as in an encoder.
+    """
     T = q.shape[-2]
-    future = future_keys(T, T)  # (T, T): True above the diagonal
     wei = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5  # (B, nh, T, T), scaled
-    wei = wei.masked_fill(future, float("-inf"))  # (B, nh, T, T)
+    if causal:
+        wei = wei.masked_fill(future_keys(T, T), float("-inf"))  # (B, nh, T, T)
     wei = F.softmax(wei, dim=-1)  # (B, nh, T, T)
     return wei @ v  # (B, nh, T, hs)
 
@@ -47,12 +50,13 @@ def sdpa_attention(q: Tensor, k: Tensor, v: Tensor) -> Tensor:
     return F.scaled_dot_product_attention(q, k, v, is_causal=True)  # (B, nh, T, hs)
 
 
-def tiled_attention(q: Tensor, k: Tensor, v: Tensor, tile: int = 128) -> Tensor:
+def tiled_attention(q: Tensor, k: Tensor, v: Tensor, tile: int = 128, causal: bool = True) -> Tensor:
     """Causal attention a tile at a time, with an online softmax; q, k, v: (B, nh, T, hs).
 
-    Each tile of queries meets the tiles of keys and values up to the diagonal, one by one.
-    Each query row keeps its largest score so far, a sum of exponentials and a weighted sum
-    of values; when a new tile raises the largest score, both sums are rescaled to it.
+    Each tile of queries meets the tiles of keys and values up to the diagonal (every tile,
+    with ``causal=False``), one by one. Each query row keeps its largest score so far, a sum
+    of exponentials and a weighted sum of values; when a new tile raises the largest score,
+    both sums are rescaled to it.
     """
     B, nh, T, hs = q.shape
     out = torch.empty_like(q)  # (B, nh, T, hs)
@@ -62,9 +66,10 @@ def tiled_attention(q: Tensor, k: Tensor, v: Tensor, tile: int = 128) -> Tensor:
         row_max = torch.full((B, nh, tq, 1), float("-inf"))  # largest score so far
         row_sum = torch.zeros(B, nh, tq, 1)  # sum of exp(score - row_max) so far
         acc = torch.zeros(B, nh, tq, hs)  # sum of exp(score - row_max) * value so far
-        for j in range(0, i + tq, tile):  # key tiles up to the diagonal, none after
+        last = i + tq if causal else T  # key tiles up to the diagonal, none after
+        for j in range(0, last, tile):
             s = qi @ k[:, :, j : j + tile].transpose(-2, -1)  # (B, nh, tq, tk)
-            if j == i:  # the tile on the diagonal: hide each query's future keys
+            if causal and j == i:  # the tile on the diagonal: hide each query's future keys
                 s = s.masked_fill(future_keys(tq, tq), float("-inf"))  # (B, nh, tq, tk)
             new_max = torch.maximum(row_max, s.amax(dim=-1, keepdim=True))
             rescale = torch.exp(row_max - new_max)  # (B, nh, tq, 1)

@@ -118,13 +118,13 @@ def start(
     cuda = device.startswith("cuda")
     if dtype == "bfloat16" and not (cuda and torch.cuda.is_bf16_supported()):
         raise ConfigError(
-            "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic (a CPU without it emulates "
-            "it, slower than float32): leave it out here."
+            "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic: on a CPU the book trains in "
+            "float32, which gives its numbers on any CPU. Leave it out here."
         )
     if compile and not cuda:
         raise ConfigError(
-            "--compile is for CUDA GPUs: on a CPU, compiling costs more than it saves at the book's "
-            "sizes. Leave it out here."
+            "--compile is for CUDA GPUs: on a CPU, at the book's sizes, compiling costs more than it "
+            "saves (python -m benchmarks.cpu_engines measures it). Leave it out here."
         )
     if world.size == 1:
         return Engine(device, dtype, compile, sdpa)

@@ -202,8 +202,12 @@ def cache_memory(kind: str, config: TrainConfig | GPTSizes) -> CacheMemory:
             "kind='attention' reads head_size from a TrainConfig; GPTSizes are a GPT's (kind='gpt')."
         )
     if kind == "attention":
-        layers, width = 1, config.head_size  # one head, head_size numbers per key and per value
-    else:
-        layers, width = config.n_layer, config.n_embd  # per block, n_head heads of n_embd / n_head
-    per_token = 2 * layers * width * FLOAT32_BYTES  # a key and a value in every layer
+        per_token = bytes_per_token(1, 1, config.head_size)  # one layer, one head
+    else:  # every one of n_head heads keeps its own n_embd / n_head numbers: n_embd per layer
+        per_token = bytes_per_token(config.n_layer, 1, config.n_embd)
     return CacheMemory(per_token, per_token * config.block_size)
+
+
+def bytes_per_token(n_layer: int, n_kv_heads: int, head_size: int, number_bytes: int = FLOAT32_BYTES) -> int:
+    """What a cache keeps per position: a key and a value of ``n_kv_heads`` heads in every layer."""
+    return 2 * n_layer * n_kv_heads * head_size * number_bytes

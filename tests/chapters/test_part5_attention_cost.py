@@ -32,7 +32,7 @@ PAGE = "attention-cost"
 C = LADDER["small-gpt"].config
 SHAPE = dict(n_head=C.n_head, head_size=C.n_embd // C.n_head)  # the chapter's heads
 LENGTHS = [64, 128, 256, 512, 1024, 2048, 4096]  # the chapter's context lengths
-MB = 1e6
+MiB = 2**20
 
 
 @pytest.fixture(scope="module")
@@ -77,8 +77,8 @@ def test_memory_check_shows_the_matrix_as_the_package_measures_it(page):
     q, k, v = random_qkv(T, **SHAPE)
     matrix = SHAPE["n_head"] * T * T * 4
     peak = peak_memory(naive_attention, q, k, v)
-    assert f"one (T, T) matrix for each head: {matrix / MB:.1f} MB" in text
-    assert f"naive_attention at its peak: {peak / MB:.1f} MB" in text
+    assert f"one (T, T) matrix for each head: {matrix / MiB:.1f} MiB" in text
+    assert f"naive_attention at its peak: {peak / MiB:.1f} MiB" in text
     assert f"The peak is {peak / matrix:.4f} matrices" in text
     assert 2 < peak / matrix < 2.1, "two matrices and the mask"
 
@@ -86,12 +86,12 @@ def test_memory_check_shows_the_matrix_as_the_package_measures_it(page):
 def test_memory_table_is_the_packages_and_its_slopes_are_the_prose(page):
     _, text = page
     peaks = [peak_memory(naive_attention, *random_qkv(T, **SHAPE)) for T in LENGTHS]
-    row = "the book's " + " ".join(f"{p / MB:.2f}" for p in peaks)
+    row = "the book's " + " ".join(f"{p / MiB:.2f}" for p in peaks)
     assert row in " ".join(text.split()), "the printed table's row for the book's attention"
     slope = number(text, r"climbs with a slope of ([\d.]+) on the log-log chart")
     assert slope == pytest.approx(loglog_slope(LENGTHS[4:], peaks[4:]), abs=0.005)
     assert 1.9 < slope <= 2.0, "the slope of T squared"
-    assert f"it holds {peaks[-1] / MB:.0f} MB" in text
+    assert f"it holds {peaks[-1] / MiB:.0f} MiB" in text
     sdpa, tiled = (
         float(s) for s in re.search(r"their slopes are ([\d.]+) and ([\d.]+), no faster than", text).groups()
     )

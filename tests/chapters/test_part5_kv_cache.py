@@ -32,6 +32,7 @@ SHOWN = [
     kv_cache.forward_cached,
     kv_cache.generate_cached,
     kv_cache.cache_memory,
+    kv_cache.bytes_per_token,
 ]
 
 
@@ -121,3 +122,25 @@ def test_the_prose_reports_the_timings_as_measured(built_book):
     assert agrees_to_rounding(past, plain_s, cached_s), (past, plain_s, cached_s)
     assert abs(float(printed) - float(past)) <= 0.055 + 1e-9, "the printed ratio, rounded to 0.1"
     assert any("milliseconds" in alt for alt in figure_alts(path)), "the timing figure"
+
+
+@pytest.mark.book
+def test_the_page_counts_a_grouped_query_cache_with_the_package_s_formula(built_book):
+    """Mistral 7B's sizes (32 layers, heads of 128): a key and value per query head or 8 shared
+    heads, in float32 or 16 bits, as the page prints them."""
+    _, text = chapter(built_book, PAGE)
+
+    def size(n_bytes: int) -> str:  # as the page writes a size
+        return f"{n_bytes / 2**20:.1f} MiB" if n_bytes >= 2**20 else f"{n_bytes / 2**10:.0f} KiB"
+
+    rows = {
+        "a key and value per head, float32": (32, 4),
+        "a key and value per head, 16-bit": (32, 2),
+        "8 key-value heads, 16-bit (Mistral 7B)": (8, 2),
+    }
+    per_token = {what: kv_cache.bytes_per_token(32, heads, 128, n) for what, (heads, n) in rows.items()}
+    for what, n_bytes in per_token.items():
+        assert re.search(re.escape(what) + " +" + re.escape(size(n_bytes)) + " per token", text), what
+    widest, smallest = max(per_token.values()), min(per_token.values())
+    saving = widest // smallest
+    assert re.search(rf"together shrink the cache\s+{saving} times", text)

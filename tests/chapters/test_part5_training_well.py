@@ -39,12 +39,22 @@ def test_the_page_shows_the_recipe_s_own_source_and_only_that(built_book):
 @pytest.mark.book
 def test_the_ablation_table_lists_every_part_with_its_seeds(built_book):
     _, text = chapter(built_book, PAGE)
-    for part in ["plain", *RECIPE_PARTS, "whole recipe"]:
-        row = re.search(re.escape(part) + r" +(\d\.\d{3})((?: +\d\.\d{3})+)", text)
+    for part in ["plain", *RECIPE_PARTS, "tied + starting weights", "whole recipe"]:
+        row = re.search(re.escape(part) + r" +(\d+) +(\d\.\d{3})((?: +\d\.\d{3})+)", text)
         assert row, f"no row for {part!r}"
-        losses = [float(v) for v in row.group(2).split()]
-        assert len(losses) in (1, len(SEEDS)), part
-        assert float(row.group(1)) == pytest.approx(sum(losses) / len(losses), abs=0.0015), part
+        losses = [float(v) for v in row.group(3).split()]
+        assert int(row.group(1)) == len(losses) == len(SEEDS), part
+        assert float(row.group(2)) == pytest.approx(sum(losses) / len(losses), abs=0.0015), part
+
+
+@pytest.mark.book
+def test_the_clipping_runs_report_how_often_they_clipped(built_book):
+    _, text = chapter(built_book, PAGE)
+    for row in ("gradient clipping", "whole recipe"):
+        found = re.search(re.escape(row) + r": median norm (\d+\.\d\d), largest (\d+\.\d)", text)
+        assert found and float(found.group(1)) <= float(found.group(2)), row
+    shares = re.findall(r"clipped: (\d+\.\d)% of ([\d,]+) steps, (\d+\.\d)% of the first 100", text)
+    assert len(shares) == 2 and all(0 <= float(a) <= 100 and 0 <= float(c) <= 100 for a, _, c in shares)
 
 
 @pytest.mark.book

@@ -32,6 +32,14 @@ def test_tiled_attention_equals_naive_attention(T, tile):
     assert torch.allclose(tiled, naive_attention(q, k, v), atol=1e-5, rtol=0)
 
 
+@pytest.mark.parametrize("T, tile", SHAPES)
+def test_without_the_mask_both_equal_attention_over_every_key(T, tile):
+    q, k, v = random_qkv(T, batch=2, n_head=3, head_size=8, seed=T)
+    every = F.scaled_dot_product_attention(q, k, v)  # (B, nh, T, hs): no mask
+    assert torch.allclose(naive_attention(q, k, v, causal=False), every, atol=1e-5, rtol=0)
+    assert torch.allclose(tiled_attention(q, k, v, tile=tile, causal=False), every, atol=1e-5, rtol=0)
+
+
 @pytest.mark.parametrize("T", [1, 5, 32, 100])
 def test_both_equal_pytorchs_fused_attention(T):
     q, k, v = random_qkv(T, batch=2, n_head=4, head_size=16, seed=T)

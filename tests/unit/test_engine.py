@@ -121,7 +121,7 @@ def test_sdpa_computes_the_manual_attention_within_float_tolerance(tmp_path):
         assert run.returncode == 0, run.stderr
         runs[name] = history(tmp_path / name)["batch_loss"]
     assert len(runs["manual"]) == STEPS
-    assert max(abs(a - b) for a, b in zip(runs["manual"], runs["sdpa"])) < 1e-4
+    assert max(abs(a - b) for a, b in zip(runs["manual"], runs["sdpa"], strict=True)) < 1e-4
 
 
 def test_only_the_scripts_with_a_causal_self_attention_offer_sdpa():

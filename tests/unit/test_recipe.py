@@ -20,9 +20,9 @@ from selfattn.runs import (
     RECIPE,
     RECIPE_GPT,
     RECIPE_PARTS,
-    SEEDED,
     SEEDS,
     SPREAD_RUNGS,
+    TIED_AND_STARTED,
     Rung,
     ablation,
     book_runs,
@@ -174,8 +174,11 @@ def test_the_ablation_switches_on_one_part_at_a_time_over_the_layernorm_rung():
     for name in runs:
         part, seed = name.split(", seed ")
         seeds[part].append(int(seed))
-    assert {part for part, s in seeds.items() if s == list(SEEDS)} == set(SEEDED)
-    assert all(s == [SEEDS[0]] for part, s in seeds.items() if part not in SEEDED)
+    assert list(seeds) == ["plain", *RECIPE_PARTS, "tied + starting weights", "whole recipe"]
+    assert all(s == list(SEEDS) for s in seeds.values()), "every row with every seed"
+    tied_started = runs["tied + starting weights, seed 1337"].config
+    assert tied_started == read_at_end(replace(layernorm, init_std=0.02, tie_weights=True))
+    assert TIED_AND_STARTED == {"init_std": 0.02, "tie_weights": True}
 
 
 def test_the_short_gpts_are_the_small_gpt_without_dropout_in_sixty_percent_of_its_steps():
