@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -54,6 +54,11 @@ AXE_RUN = """async ([selector, tags, impacts, rules]) => {
     return result.violations.filter((v) => impacts.includes(v.impact) || rules.includes(v.id))
         .map((v) => `${v.id} (${v.impact}, ${v.nodes.length}): ${where(v)}`);
 }"""
+THEMED = "(scheme) => document.documentElement.dataset.theme === scheme"
+# Colours that change with the theme fade (the header's buttons): each fade taken to its end, the
+# colours a reader sees a moment later.
+FADES_ENDED = """() => document.getAnimations()
+    .filter((a) => a instanceof CSSTransition).forEach((a) => a.finish())"""
 
 
 @contextmanager
@@ -127,6 +132,17 @@ def accessibility_problems(page, within: str | None = None) -> list[str]:
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(AXE))
     return page.evaluate(AXE_RUN, [within, AXE_RULES, list(SERIOUS), list(LIGHTHOUSE_RULES)])
+
+
+def switch(page, scheme: str) -> None:
+    """Switch the reader's colour scheme (``prefers-color-scheme``) to ``scheme`` on ``page``, and
+    wait until the page has taken it; its colours' fades are taken to their end."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.emulate_media(color_scheme=scheme)
+    with suppress(PlaywrightTimeout):  # a page that does not follow is reported, not stuck
+        page.wait_for_function(THEMED, arg=scheme, timeout=5_000)
+    page.evaluate(FADES_ENDED)
 
 
 def settle(page) -> None:

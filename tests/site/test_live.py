@@ -8,8 +8,9 @@ itself (``_thebe/``, which the build copies in from thebe's npm package). Two bu
   it, here with ``--no-build``: the chapter's live build stands for the whole book's): Live Code
   connects to its Jupyter server on 127.0.0.1, with the network cut; the reader edits the
   hyperparameter cell, runs it and the plot cell after it, sees a new loss and a new figure, then
-  types a bad value and sees the package's one-line message; the kernel runs torch on one
-  thread; Ctrl+C stops the site and the server;
+  types a bad value and sees the package's one-line message, and an undefined name and sees
+  Python's traceback; axe then finds nothing serious on the live page, in light or dark mode; the
+  kernel runs torch on one thread; Ctrl+C stops the site and the server;
 - production mode (Binder): with the network blocked, the button retries once by itself, then
   says in plain words what went wrong and offers to try again, and the page throws no JavaScript
   exception.
@@ -47,7 +48,7 @@ from bookbuild import ROOT
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from tests.helpers import reader_environment
 from tools import live
-from tools.browser import accessibility_problems, offline_context, settle
+from tools.browser import accessibility_problems, offline_context, settle, switch
 from tools.serve import SERVER_INFO, serve
 
 pytestmark = pytest.mark.browser
@@ -299,7 +300,8 @@ def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites
     ``live.build_site`` that ``make live`` builds the whole book with) with a local kernel and the
     network cut. The reader presses Live Code, edits the hyperparameter cell, runs it and the plot
     cell after it, sees a new loss and a new figure, types mistakes and sees the package's
-    one-line messages; the kernel runs torch on one thread. Ctrl+C then stops the site and the
+    one-line messages, and an undefined name's traceback; axe finds nothing serious on the page in
+    light or dark mode; the kernel runs torch on one thread. Ctrl+C then stops the site and the
     Jupyter server, and the token was never printed."""
     assert "`make live`" in (ROOT / "README.md").read_text(encoding="utf-8")
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
@@ -362,13 +364,20 @@ def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites
             shown = hyper.locator(".jp-OutputArea").inner_text().strip()
             assert shown == f"ConfigError: {expected}", shown
 
+        # a name that is a field of config, not a variable: Python's own traceback, in colour
+        edit(hyper, page, "print(learning_rate)")
+        hyper.locator(".thebe-run-button").click()
+        hyper.locator(ERROR, has_text="NameError").first.wait_for(timeout=RUN_TIMEOUT_MS)
+
         # Live mode is for every reader too: named editors, re-drawn figures with their alt text,
-        # an error's red in AA contrast.
+        # an error's colours in AA contrast, in the reader's light and dark schemes.
         assert page.locator(".CodeMirror textarea").count() > 0
         assert page.locator(".CodeMirror textarea:not([aria-label])").count() == 0
         assert plot.locator(IMAGE).first.get_attribute("alt"), "a re-drawn figure keeps an alt text"
-        problems = accessibility_problems(page)
-        assert not problems, "\n".join(problems)
+        for scheme in ("light", "dark"):
+            switch(page, scheme)
+            problems = accessibility_problems(page)
+            assert not problems, f"axe's findings in live mode, {scheme}:\n" + "\n".join(problems)
 
         # Binder gives a pod one CPU while torch sees every host core: the kernel uses one thread.
         edit(hyper, page, "import torch\nprint('torch threads:', torch.get_num_threads())")

@@ -44,7 +44,7 @@ from selfattn.figures import FIGURES as INTERACTIVE_FIGURES
 from selfattn.figures.output import embedded_json
 from tests.helpers import PDF, code_blocks, figure_messages
 from tools import page_downloads
-from tools.browser import Visit, accessibility_problems, first_visit, offline_context
+from tools.browser import Visit, accessibility_problems, first_visit, offline_context, switch
 from tools.serve import serve
 
 pytestmark = pytest.mark.book
@@ -778,11 +778,6 @@ def figure_legibility(png: bytes) -> tuple[float, float]:
 
 BACKGROUND = "() => getComputedStyle(document.body).backgroundColor"
 THEME = "() => document.documentElement.dataset.theme"
-THEMED = "(scheme) => document.documentElement.dataset.theme === scheme"
-# Colours that change with the theme fade (the header's buttons): each fade taken to its end, the
-# colours a reader sees a moment later.
-FADES_ENDED = """() => document.getAnimations()
-    .filter((a) => a instanceof CSSTransition).forEach((a) => a.finish())"""
 
 
 def is_dark(color: str) -> bool:
@@ -816,15 +811,6 @@ def test_a_first_visit_is_painted_in_the_reader_s_colours_at_once(server, browse
     assert painted["border"] == "1px", (
         f"inline code is drawn without its border until the theme's script runs: {painted}"
     )
-
-
-def switch(page, scheme: str) -> None:
-    """Switch the reader's colour scheme (``prefers-color-scheme``) to ``scheme`` on ``page``, and
-    wait until the page has taken it; its colours' fades are taken to their end."""
-    page.emulate_media(color_scheme=scheme)
-    with contextlib.suppress(PlaywrightTimeout):  # a page that does not follow is reported, not stuck
-        page.wait_for_function(THEMED, arg=scheme, timeout=5_000)
-    page.evaluate(FADES_ENDED)
 
 
 def switched(page, visit: Visit, scheme: str) -> SchemeLook:
