@@ -10,6 +10,7 @@ whole checkpoint behind.
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, fields
 from functools import partial
 from pathlib import Path
@@ -97,10 +98,24 @@ def random_states(batches: torch.Generator, device: torch.device) -> dict:
     return states
 
 
-def refuse_to_overwrite(folder: Path) -> None:
-    """A one-line error if ``folder`` already holds a checkpoint: a new run would replace it."""
+def check_folder(folder: Path, resume: bool) -> None:
+    """A one-line error unless a run can save its checkpoints into ``folder``, checked before it trains.
+
+    The folder, or the nearest folder above it that exists (where it would be made), must be a folder
+    the run may write into; a new run (not ``resume``) must not replace a checkpoint that is there.
+    Nothing is written to find out.
+    """
+    folder = Path(folder)
+    there = next(p for p in (folder, *folder.parents) if p.exists())
+    if not there.is_dir():
+        raise ConfigError(f"cannot save the run into {folder}: {there} is a file; name a folder instead.")
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"cannot save the run into {folder}: {there} is not writable; "
+            "save it into a folder you can write to."
+        )
     path = path_in(folder)
-    if path.exists():
+    if not resume and path.exists():
         raise ConfigError(
             f"{path} already holds a checkpoint; continue it with --resume {folder}, "
             "or save the new run into another folder."
@@ -127,7 +142,7 @@ def load(folder: Path, model: torch.nn.Module, config: TrainConfig) -> Checkpoin
         if saved["config"].get(f.name) != ours[f.name]
     ]
     if saved["model_class"] != type(model).__name__:
-        differ.insert(0, f"a {saved['model_class']}, not a {type(model).__name__}")
+        differ.insert(0, f"the model {saved['model_class']}, not {type(model).__name__}")
     if differ:
         raise ConfigError(
             f"{path} was trained with {'; '.join(differ)}: resume with the settings it was "

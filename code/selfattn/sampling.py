@@ -25,6 +25,12 @@ from torch.nn import functional as F
 from selfattn.errors import ConfigError
 from selfattn.settings import checked, setting
 
+# Dividing a score s by the temperature t overflows float32 (largest 3.4e38) once |s| / t does:
+# from 1e-30 up, scores as large as 1e8 stay finite, far beyond any model's. Checked as a bound
+# with the other settings, a bad value is refused before any work is done; checking the divided
+# scores instead would take a score that is -inf already (a token ruled out) for an overflow.
+MIN_TEMPERATURE = 1e-30
+
 
 @checked
 class Sampling:
@@ -33,9 +39,9 @@ class Sampling:
     temperature: float = setting(
         1.0,
         "divide the scores by this before softmax",
-        low=0,
-        low_open=True,
-        hint="1 leaves the scores alone; for the likeliest token every time, use greedy=True",
+        low=MIN_TEMPERATURE,
+        hint="dividing the scores by less overflows float32 to inf and nan; 1 leaves the scores "
+        "alone; for the likeliest token every time, use greedy=True",
     )
     top_k: int | None = setting(None, "keep only the k likeliest tokens", low=1)
     top_p: float | None = setting(

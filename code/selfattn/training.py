@@ -202,9 +202,8 @@ def fit(
     model = make_model(kind, corpus.tokenizer.vocab_size, config)
     if save_to is not None:
         # check the folder before training, so that a bad one costs nothing and loses nothing
+        checkpoints.check_folder(save_to, resume)
         start = checkpoints.load(save_to, model, config) if resume else None
-        if not resume:
-            checkpoints.refuse_to_overwrite(save_to)
         model.to(engine.device)
         return model, train(model, corpus.train, corpus.val, config, progress, save_to, start, engine)
     folder = cache.cache_folder() if reuse and engine == BOOK else None

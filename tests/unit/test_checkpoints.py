@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import torch
 
 from bookbuild import ROOT
+from selfattn import ConfigError, TrainConfig, fit
 from tests.helpers import script
 
 RUN = ["--preset", "layernorm", "--max-iters", "300", "--eval-interval", "50", "--eval-iters", "5"]
@@ -115,7 +118,8 @@ def test_a_mismatched_checkpoint_names_what_differs_and_is_left_alone(finished):
     )
     one_line_error(
         result,
-        f"{finished}/checkpoint.pt was trained with a GPTLanguageModel, not a ResidualLanguageModel: .*",
+        f"{finished}/checkpoint.pt was trained with the model GPTLanguageModel, "
+        "not ResidualLanguageModel: .*",
     )
     assert (finished / "checkpoint.pt").read_bytes() == before
 
@@ -128,6 +132,34 @@ def test_a_new_run_never_overwrites_a_checkpoint(finished):
         f"{finished}/checkpoint.pt already holds a checkpoint; continue it with --resume {finished}, .*",
     )
     assert (finished / "checkpoint.pt").read_bytes() == before
+
+
+@pytest.mark.parametrize("inside", ["", "run"])
+def test_a_file_where_the_folder_should_be_is_one_line_and_left_alone(tmp_path, inside):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine")
+    folder = notes / inside if inside else notes
+    result = script("03_gpt.py", *FLAGS, "--out", str(folder))
+    one_line_error(
+        result, re.escape(f"cannot save the run into {folder}: {notes} is a file; name a folder instead.")
+    )
+    assert list(tmp_path.iterdir()) == [notes] and notes.read_text() == "mine"
+
+
+def test_a_folder_the_run_may_not_write_into_is_refused_before_training(tmp_path, monkeypatch):
+    """Root writes anywhere, so the test takes write access away from one folder where the check asks."""
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: Path(path) != locked and access(path, mode))
+    steps = []
+    with pytest.raises(ConfigError) as err:
+        fit("bigram", TrainConfig(max_iters=10), progress=steps.append, reuse=False, save_to=locked / "run")
+    assert str(err.value) == (
+        f"cannot save the run into {locked}/run: {locked} is not writable; "
+        "save it into a folder you can write to."
+    )
+    assert steps == [] and list(locked.iterdir()) == []
 
 
 def test_out_and_resume_do_not_go_together(tmp_path):

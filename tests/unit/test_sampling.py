@@ -9,7 +9,7 @@ import torch
 from torch.nn import functional as F
 
 from selfattn import ConfigError, TrainConfig, make_model
-from selfattn.sampling import Sampling, distinct_share, real_word_share, words
+from selfattn.sampling import MIN_TEMPERATURE, Sampling, distinct_share, real_word_share, words
 
 V = 65
 SMALL = TrainConfig(n_embd=16, head_size=16, n_head=2, n_layer=2, block_size=8)
@@ -78,11 +78,26 @@ def test_a_low_temperature_samples_what_greedy_takes():
     assert torch.equal(cold, model.generate(start, 20, greedy=True))
 
 
+def test_a_small_temperature_samples_and_the_smallest_allowed_takes_what_greedy_takes():
+    model = make_model("attention", V, SMALL).eval()
+    start = torch.zeros((1, 1), dtype=torch.long)
+    cool = model.generate(start, 20, torch.Generator().manual_seed(1), temperature=0.05)
+    assert cool.shape == (1, 21) and cool.max() < V
+    coldest = model.generate(start, 20, torch.Generator().manual_seed(1), temperature=MIN_TEMPERATURE)
+    assert torch.equal(coldest, model.generate(start, 20, greedy=True))
+
+
 @pytest.mark.parametrize(
     ("setting", "message"),
     [
-        ({"temperature": 0}, "temperature=0: temperature must be a finite number greater than 0"),
-        ({"temperature": -1.0}, "temperature=-1.0: temperature must be a finite number greater than 0"),
+        ({"temperature": 0}, "temperature=0: temperature must be a finite number at least 1e-30"),
+        ({"temperature": -1.0}, "temperature=-1.0: temperature must be a finite number at least 1e-30"),
+        (
+            {"temperature": 1e-39},
+            "temperature=1e-39: temperature must be a finite number at least 1e-30 (dividing the scores "
+            "by less overflows float32 to inf and nan; 1 leaves the scores alone; for the likeliest "
+            "token every time, use greedy=True).",
+        ),
         ({"temperature": float("nan")}, "temperature=nan: temperature must be a finite number"),
         ({"temperature": float("inf")}, "temperature=inf: temperature must be a finite number"),
         ({"top_k": 0}, "top_k=0: top_k must be at least 1."),
