@@ -7,7 +7,7 @@ python code/03_gpt.py --preset residual --max-iters 2000 --learning-rate 3e-3
 python code/03_gpt.py --preset small-gpt --out runs/gpt      # save a checkpoint at every evaluation
 python code/03_gpt.py --preset small-gpt --resume runs/gpt   # go on where it stopped
 torchrun --standalone --nproc-per-node 2 code/03_gpt.py --preset layernorm   # two processes share each batch
-python code/03_gpt.py --preset lecture --device cuda --dtype bfloat16 --compile   # on a GPU
+python code/03_gpt.py --preset lecture --device cuda --dtype bfloat16 --compile --sdpa   # on a GPU
 """
 
 from selfattn.cli import main
