@@ -402,3 +402,23 @@ def test_the_chinese_pdf_uses_every_glossary_term(pdf_zh):
     text = unspaced(prose(pdf_zh))
     missing = [term for term in terms if unspaced(term) not in text]
     assert not missing, f"glossary terms not in the Chinese PDF's text: {missing}"
+
+
+@pytest.mark.tex
+def test_parts_carry_their_number_once_as_on_the_site(edition, built_book):
+    """Each part's title page and contents line read its caption as the site's sidebar shows it,
+    "Part I: Foundations" (translated in the Chinese edition); LaTeX numbers no part itself."""
+    site = built_book / "zh" if "zh_CN" in str(edition) else built_book
+    sidebar = (site / "book" / "prerequisites.html").read_text(encoding="utf-8")
+    captions = re.findall(r'role="heading"><span class="caption-text">([^<]*)<', sidebar)
+    parts, back_matter = captions[:-1], captions[-1]
+    assert len(parts) == 6 and all(re.search(r"\b(?:I|II|III|IV|V|VI)\b|[一二三四五六]", p) for p in parts)
+    texts = [unspaced(page) for page in pages(edition)]
+    for caption in parts:
+        title = unspaced(caption)
+        assert title in unspaced(contents(edition)), f"{caption!r} not in the contents"
+        own_page = any(t.startswith(title) and len(t) <= len(title) + 4 for t in texts)
+        assert own_page, f"no title page of its own for {caption!r}"
+    assert not any(t.startswith(unspaced(back_matter)) for t in texts), "the back matter has no title page"
+    latex_numbered = [t[:12] for t in texts if re.match(r"part[ivx]+(?![:a-z])|第[ivx]+部分", t)]
+    assert not latex_numbered, f"parts numbered by LaTeX besides their titles: {latex_numbered}"

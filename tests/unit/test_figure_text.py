@@ -14,7 +14,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from _ext.editions.translation.figure_text import draw, messages, template, translated_svg
+from _ext.editions.translation.figure_text import draw, legend_overflows, messages, template, translated_svg
 from selfattn.plotting import STYLE
 
 CHINESE = {
@@ -84,3 +84,18 @@ def test_a_translated_figure_is_drawn_again_at_the_english_size(tmp_path):
 def test_a_figure_whose_words_have_no_translation_is_kept():
     _, svg = drawn()
     assert translated_svg(svg, lambda message: message) is None
+
+
+def test_a_translation_too_long_for_its_legend_is_found():
+    """The English legend fits its frame as matplotlib drew it; a longer translation is measured
+    with the fonts rsvg-convert draws it with, and found to run past the frame."""
+    if shutil.which("fc-match") is None:
+        pytest.skip("fontconfig (fc-match) finds the fonts the translated figures are drawn with")
+    _, svg = drawn()
+    assert legend_overflows(svg) == []
+    shorter = translated_svg(svg, lambda message: "验证" if message == "your run: val" else message)
+    assert legend_overflows(shorter) == []
+    longer = "你的运行：在验证集上的损失，以及更多更多的说明文字"
+    too_long = translated_svg(svg, lambda message: longer if message == "your run: val" else message)
+    [(text, past)] = legend_overflows(too_long)
+    assert text == longer and past > 20

@@ -8,6 +8,10 @@ translation, draws it as PNG at the English PNG's pixel size (``rsvg-convert``, 
 librsvg2-bin, with Noto Sans CJK for the characters DejaVu Sans lacks) and shows that PNG in
 its place, on the site and in the PDF. Nothing is executed again: a catalog's change redraws.
 
+A translation that runs past its legend's frame is a build warning (:func:`legend_overflows`,
+which measures the drawn words with the fonts ``rsvg-convert`` draws them with): the catalog
+should word it shorter.
+
 A message is a text's words with each number in it written ``{0}``, ``{1}``…, filled in after
 translation, so a catalog never holds a computed value. Tick labels, mathematics and texts
 without a word of two letters are kept as drawn; code and tokens are messages too (a flow
@@ -23,14 +27,17 @@ import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
+from functools import cache
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from docutils import nodes
-from PIL import Image
+from PIL import Image, ImageFont
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.transforms import SphinxTransform
+from sphinx.util import logging
 
 from _ext.editions.translation import catalog
 from _ext.editions.translation.figure_words import offer
@@ -42,6 +49,11 @@ TICKS = re.compile(r"[xy]tick_\d+$")
 # Latin glyphs from the font matplotlib drew with, the rest from the CJK font the PDF uses.
 FONTS = "font-family: 'DejaVu Sans', 'Noto Sans CJK SC', sans-serif"
 MONO_FONTS = "font-family: 'DejaVu Sans Mono', 'Noto Sans Mono CJK SC', monospace"
+LEGEND = re.compile(r"legend_\d+$")  # matplotlib's id for a legend's group
+POINT = re.compile(r"(-?[\d.]+) (-?[\d.]+)")  # an x y pair of an SVG path
+FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)px")
+CJK_FROM = 0x2E80  # from here on (CJK, full-width punctuation) rsvg-convert draws with Noto Sans CJK
+logger = logging.getLogger(__name__)
 ET.register_namespace("", SVG[1:-1])  # a translated SVG written with the prefixes it was read with
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
 
@@ -91,6 +103,37 @@ def translated_svg(svg: str, change: Callable[[str], str]) -> str | None:
             element.set("style", re.sub(r"font-family:[^;]*", fonts, style))
             changed = True
     return ET.tostring(root, encoding="unicode") if changed else None
+
+
+@cache
+def _font(family: str) -> ImageFont.FreeTypeFont:
+    """The font fontconfig gives for ``family``, as rsvg-convert finds it, at 100 px."""
+    found = subprocess.run(["fc-match", "-f", "%{file}", family], capture_output=True, text=True, check=True)
+    return ImageFont.truetype(found.stdout, 100)
+
+
+def text_width(text: str, size: float) -> float:
+    """The width of ``text`` drawn at ``size`` px: Latin in DejaVu Sans, CJK in Noto Sans CJK SC."""
+    width = 0.0
+    for cjk, run in groupby(text, key=lambda char: ord(char) >= CJK_FROM):
+        width += _font("Noto Sans CJK SC" if cjk else "DejaVu Sans").getlength("".join(run))
+    return width * size / 100
+
+
+def legend_overflows(svg: str) -> list[tuple[str, float]]:
+    """Each legend text of ``svg`` that ends past its legend's frame, with how far past (px)."""
+    found = []
+    for legend in ET.fromstring(svg).iter(f"{SVG}g"):
+        if not LEGEND.match(legend.get("id", "")):
+            continue
+        frame = legend.find(f"{SVG}g/{SVG}path")  # the legend's first patch is its frame
+        right = max(float(x) for x, _ in POINT.findall(frame.get("d", "")))
+        for text in legend.iter(f"{SVG}text"):
+            size = float(FONT_SIZE.search(text.get("style", "")).group(1))
+            past = float(text.get("x", 0)) + text_width(text.text or "", size) - right
+            if past > 0:
+                found.append((text.text, past))
+    return found
 
 
 def draw(svg: str, png: Path, folder: Path) -> Path:
@@ -149,6 +192,11 @@ class TranslateFigureText(SphinxTransform):
         for _, images in bundles:
             svg = translated_svg(self._read(images["image/svg+xml"]), translations.gettext)
             if svg is not None:
+                for text, past in legend_overflows(svg):
+                    logger.warning(
+                        f"a figure's legend: {text!r} runs {past:.0f} px past its frame; word it shorter",
+                        location=self.env.docname,
+                    )
                 png = images["image/png"]
                 # as MyST-NB writes it: a path from the source folder, after a "/"
                 png["uri"] = "/" + os.path.relpath(draw(svg, self._path(png), folder), self.app.srcdir)
