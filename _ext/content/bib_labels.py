@@ -7,7 +7,9 @@ default labels would list that entry as "[VSP+17]". This registers a pybtex styl
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
+from string import ascii_lowercase
 
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
@@ -18,6 +20,17 @@ class AuthorYearLabels(BaseLabelStyle):
     """ "Surname, 2017", "Surname and Other, 2017" or "Surname et al., 2017"."""
 
     def format_labels(self, sorted_entries) -> Iterator[str]:
+        """The labels in order; two entries with the same label become "…, 2024a" and "…, 2024b"."""
+        labels = list(self._labels(sorted_entries))
+        lettered = Counter()  # how many letters each repeated label has handed out
+        for label in labels:
+            if labels.count(label) == 1:
+                yield label
+            else:
+                yield label + ascii_lowercase[lettered[label]]
+                lettered[label] += 1
+
+    def _labels(self, sorted_entries) -> Iterator[str]:
         for entry in sorted_entries:
             people = entry.persons.get("author") or entry.persons.get("editor") or []
             names = [" ".join(person.last_names) for person in people]

@@ -57,13 +57,15 @@ CITED = {
     "36": "GPT-2 large's layers",
     "48": "GPT-2 XL's layers",
     "0.8": "nanoGPT's sample.py default temperature (sampling)",
-    "4,096": "Mistral 7B's attention window (attention-cost)",
+    "4,096": "Mistral 7B's attention window, and the longest context attention-cost measures",
     "200": "nanoGPT's sample.py default top_k (sampling)",
     "0.95": "nanoGPT's train.py default beta2 (training-well)",
     "16": "bfloat16's and float16's width in bits (beyond-one-machine, glossary)",
     "250": "nanoGPT's README: milliseconds per iteration before torch.compile (beyond-one-machine)",
     "135": "nanoGPT's README: milliseconds per iteration with torch.compile (beyond-one-machine)",
     "1.4697": "nanoGPT's README: best val loss of its Shakespeare run on one A100 (beyond-one-machine)",
+    "3.1": "Llama 3.1, the model's name (attention-cost)",
+    "1.2": "CTRL's repetition penalty, from its paper (sampling)",
 }
 
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\})?")
