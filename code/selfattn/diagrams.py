@@ -11,27 +11,18 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Polygon, Rectangle
+from matplotlib.patches import FancyArrowPatch, Polygon, Rectangle
 
+from selfattn.flowchart import rounded_box
 from selfattn.plotting import COLORS
 
-INK = "#222222"
+INK = "#333333"
 LIGHT = {"batch": "#E8F1FA", "compute": "#FCEBDD", "share": "#E6F5EF", "skip": "#F1F1F1"}
 
 
 def _box(ax: Axes, x: float, y: float, width: float, text: str, fill: str, height: float = 0.62) -> None:
     """A rounded box centred on (x, y) with ``text`` in it."""
-    ax.add_patch(
-        FancyBboxPatch(
-            (x - width / 2, y - height / 2),
-            width,
-            height,
-            boxstyle="round,pad=0.02,rounding_size=0.08",
-            facecolor=fill,
-            edgecolor=INK,
-            linewidth=0.8,
-        )
-    )
+    rounded_box(ax, (x, y), (width, height), fill, boxstyle="round,pad=0.02,rounding_size=0.08")
     ax.text(x, y, text, ha="center", va="center", fontsize=8.5, color=INK)
 
 

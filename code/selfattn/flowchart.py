@@ -76,17 +76,7 @@ def flowchart(
         )
     for box in boxes.values():
         cx, cy = _centre(box)
-        ax.add_patch(
-            FancyBboxPatch(
-                (cx - WIDTH / 2, cy - HEIGHT / 2),
-                WIDTH,
-                HEIGHT,
-                boxstyle="round,pad=0.04",
-                facecolor=FILL[box.kind],
-                edgecolor="#333333",
-                linewidth=1.8 if box.learned else 0.8,
-            )
-        )
+        rounded_box(ax, (cx, cy), (WIDTH, HEIGHT), FILL[box.kind], linewidth=1.8 if box.learned else 0.8)
         ax.text(cx, cy + 0.22, box.title, ha="center", va="center", fontsize=10, weight="bold")
         ax.text(cx, cy - 0.06, box.code, ha="center", va="center", fontsize=7.5, family="monospace")
         if box.note:
@@ -103,6 +93,29 @@ def flowchart(
     for arrow in arrows:
         _arrow(ax, _centre(boxes[arrow.start]), _centre(boxes[arrow.end]), arrow.label)
     return fig
+
+
+def rounded_box(
+    ax: plt.Axes,
+    centre: tuple[float, float],
+    size: tuple[float, float],
+    fill: str,
+    linewidth: float = 0.8,
+    boxstyle: str = "round,pad=0.04",
+) -> None:
+    """A box with rounded corners and a dark edge, centred on ``centre``, ``size`` = (width, height)."""
+    (x, y), (width, height) = centre, size
+    ax.add_patch(
+        FancyBboxPatch(
+            (x - width / 2, y - height / 2),
+            width,
+            height,
+            boxstyle=boxstyle,
+            facecolor=fill,
+            edgecolor="#333333",
+            linewidth=linewidth,
+        )
+    )
 
 
 def _arrow(ax: plt.Axes, start: tuple[float, float], end: tuple[float, float], label: str) -> None:
