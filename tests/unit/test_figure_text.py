@@ -99,3 +99,19 @@ def test_a_translation_too_long_for_its_legend_is_found():
     too_long = translated_svg(svg, lambda message: longer if message == "your run: val" else message)
     [(text, past)] = legend_overflows(too_long)
     assert text == longer and past > 20
+
+
+def test_a_legend_without_a_frame_is_held_to_the_figure_s_edge():
+    if shutil.which("fc-match") is None:
+        pytest.skip("fontconfig (fc-match) finds the fonts the translated figures are drawn with")
+    with mpl.rc_context(STYLE):
+        fig = Figure(figsize=(4, 2), layout="constrained")  # room for the legend beside the axes
+        ax = fig.add_subplot()
+        ax.plot([0, 1], [0, 1], label="your run: val")
+        ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+        svg = io.StringIO()
+        fig.savefig(svg, format="svg")
+    assert legend_overflows(svg.getvalue()) == []
+    wide = translated_svg(svg.getvalue(), lambda message: "你的运行：验证集上的损失，还有很长很长的说明")
+    [(_, past)] = legend_overflows(wide)
+    assert past > 0

@@ -121,14 +121,20 @@ def text_width(text: str, size: float) -> float:
 
 
 def legend_overflows(svg: str) -> list[tuple[str, float]]:
-    """Each legend text of ``svg`` that ends past its legend's frame, with how far past (px)."""
+    """Each legend text of ``svg`` that ends past its legend's frame (a legend without one: past the
+    figure's edge), with how far past (px)."""
+    root = ET.fromstring(svg)
+    figure_right = float(root.get("viewBox", "0 0 0 0").split()[2])
     found = []
-    for legend in ET.fromstring(svg).iter(f"{SVG}g"):
+    for legend in root.iter(f"{SVG}g"):
         if not LEGEND.match(legend.get("id", "")):
             continue
-        frame = legend.find(f"{SVG}g/{SVG}path")  # the legend's first patch is its frame
-        right = max(float(x) for x, _ in POINT.findall(frame.get("d", "")))
-        for text in legend.iter(f"{SVG}text"):
+        texts = list(legend.iter(f"{SVG}text"))
+        first = legend.find(f"{SVG}g/{SVG}path")  # a framed legend's first patch is its frame
+        right = max(float(x) for x, _ in POINT.findall(first.get("d", ""))) if first is not None else 0
+        if not all(float(text.get("x", 0)) < right for text in texts):  # no frame: the figure's edge
+            right = figure_right
+        for text in texts:
             size = float(FONT_SIZE.search(text.get("style", "")).group(1))
             past = float(text.get("x", 0)) + text_width(text.text or "", size) - right
             if past > 0:
