@@ -9,9 +9,10 @@ would repay it, and which of the CPU's bfloat16 instructions torch can use.
 
     python -m benchmarks.cpu_engines [--preset small-gpt] [--steps 30]
 
-The budget is the book's choice: on a CPU, neither option may be asked for unless it pays. A
-ratio below 1 with a repayment within the preset's ``max_iters`` means it pays here; the script
-prints that verdict and exits 0 either way (it measures, it does not gate).
+The budget is the book's choice, that on a CPU neither option pays at the book's sizes: it would
+pay where a ratio is well below 1 and, for compile, the steps that repay the compilation are fewer
+than the preset's ``max_iters``, which the last line prints side by side. The script measures and
+exits 0 either way; it does not gate.
 """
 
 from __future__ import annotations
