@@ -165,9 +165,10 @@ def test_the_prose_reports_the_times_at_the_small_gpts_size_as_measured(page):
     assert shown(text, summary) == (gain,), "the summary"
 
 
-def test_two_figures_each_described(page):
+def test_three_figures_each_described(page):
     path, _ = page
     alts = figure_alts(path)
-    assert len(alts) == 2 and all(len(alt) > 80 for alt in alts)
+    assert len(alts) == 3 and all(len(alt) > 80 for alt in alts)
     assert any("slope 2" in alt for alt in alts) and any("slope 1" in alt for alt in alts)
     assert any("milliseconds" in alt for alt in alts), "the timing figure"
+    assert any("tiles" in alt and "diagonal" in alt for alt in alts), "the grid of tiles"
