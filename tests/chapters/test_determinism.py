@@ -97,12 +97,13 @@ def test_glued_values_are_compared_as_the_pages_show_them():
 
 
 def test_only_the_declared_timings_may_differ():
-    assert len(determinism.TIMINGS) == 5, "declare each timing once, with the cell that prints it"
+    assert len(determinism.TIMINGS) == 6, "declare each timing once, with the cell that prints it"
     first = notebook(
         stdout(
             "the attention run: trained for 12.3 s\n500 steps in 1.2 s\n"
             "generate: 256 tokens in 10.31 s\nwith the cache: 256 tokens in 0.52 s, 19.8x faster\n"
             "SDPA: 0.052 ms per forward\nfloat32: 9.1 ms a step\nbfloat16 autocast: 31.2 ms a step\n"
+            "the tiled loop took 0.32 times the book's time, 0.09 with the mask\n"
         )
     )
     second = notebook(
@@ -110,10 +111,11 @@ def test_only_the_declared_timings_may_differ():
             "the attention run: trained for 31.0 s\n500 steps in 10.9 s\n"
             "generate: 256 tokens in 9.02 s\nwith the cache: 256 tokens in 0.61 s, 14.8x faster\n"
             "SDPA: 0.170 ms per forward\nfloat32: 12.7 ms a step\nbfloat16 autocast: 43.9 ms a step\n"
+            "the tiled loop took 0.47 times the book's time, 0.18 with the mask\n"
         )
     )
     assert determinism.compare("book/x.md", first, second, ("a", "b")) == []
-    assert [cell.timings for cell in determinism.cells(first)] == [7]
+    assert [cell.timings for cell in determinism.cells(first)] == [8]
     for line in (
         "val loss 2.4123 after 5000 steps",  # a number that must not change
         "the attention run: trained for 12.3 s, val loss 2.41",  # more than the timing
@@ -125,6 +127,7 @@ def test_only_the_declared_timings_may_differ():
         "SDPA: 1.23 ms per forward, 2.10 MB",
         "float16: 9.1 ms a step",  # not a label the chapter prints
         "float32: 9.1 ms a step, val loss 2.41",
+        "the tiled loop took 0.32 times the book's time, 0.09 with the mask at T = 4096",
     ):
         assert determinism.untimed(line) == (line, 0), line
     sources = {path.name: path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
@@ -211,9 +214,9 @@ def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
     timed = {report.chapter: report.timings for report in reports if report.timings}
     # each chapter prints its training times once per execution, as "<run>: trained for {...} s"
     # or "{steps} steps in {...} s", kv-cache.md its generation times as "<how>: {n} tokens in
-    # {...} s", attention-cost.md its attention timings as "<label>: {...} ms per forward", and
-    # beyond-one-machine.md its step times as "<precision>: {...} ms a step"; exactly those lines,
-    # and no others, were ignored
+    # {...} s", attention-cost.md its attention timings as "<label>: {...} ms per forward" and its
+    # tiled loop's ratios as "... {...} with the mask", and beyond-one-machine.md its step times as
+    # "<precision>: {...} ms a step"; exactly those lines, and no others, were ignored
     sources = {f"book/{path.name}": path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
     printed = {
         name: text.count(": trained for {")
@@ -221,6 +224,7 @@ def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
         + text.count(" tokens in {")
         + text.count(' ms per forward")')
         + text.count(' ms a step")')
+        + text.count(' with the mask")')
         for name, text in sources.items()
     }
     assert timed == {name: n for name, n in printed.items() if n}, "the declared timings, and no others"
