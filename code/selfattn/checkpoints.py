@@ -103,7 +103,8 @@ def check_folder(folder: Path, resume: bool) -> None:
 
     The folder, or the nearest folder above it that exists (where it would be made), must be a folder
     the run may write into; a new run (not ``resume``) must not replace a checkpoint that is there.
-    Nothing is written to find out.
+    Then a new run's folder is made, as its first save would make it, so that a place where no folder
+    can be made (a read-only or virtual file system) is refused now too.
     """
     folder = Path(folder)
     there = next(p for p in (folder, *folder.parents) if p.exists())
@@ -114,12 +115,20 @@ def check_folder(folder: Path, resume: bool) -> None:
             f"cannot save the run into {folder}: {there} is not writable; "
             "save it into a folder you can write to."
         )
+    if resume:
+        return
     path = path_in(folder)
-    if not resume and path.exists():
+    if path.exists():
         raise ConfigError(
             f"{path} already holds a checkpoint; continue it with --resume {folder}, "
             "or save the new run into another folder."
         )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise ConfigError(
+            f"cannot save the run into {folder}: {err.strerror}; save it into a folder you can write to."
+        ) from None
 
 
 def load(folder: Path, model: torch.nn.Module, config: TrainConfig) -> Checkpoint:

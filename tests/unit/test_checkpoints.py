@@ -162,6 +162,17 @@ def test_a_folder_the_run_may_not_write_into_is_refused_before_training(tmp_path
     assert steps == [] and list(locked.iterdir()) == []
 
 
+@pytest.mark.skipif(
+    not Path("/sys/kernel").is_dir(), reason="needs Linux's sysfs, where no folder can be made"
+)
+def test_a_place_no_folder_can_be_made_in_is_refused_before_training():
+    """Even root, whom every access check lets through, cannot make a folder in sysfs."""
+    folder = Path("/sys/kernel/selfattn-run")
+    result = script("03_gpt.py", *FLAGS, "--out", str(folder))
+    one_line_error(result, re.escape(f"cannot save the run into {folder}: ") + r"[^;]+; save it into .*")
+    assert not folder.exists()
+
+
 def test_out_and_resume_do_not_go_together(tmp_path):
     result = script("03_gpt.py", *FLAGS, "--out", str(tmp_path), "--resume", str(tmp_path))
     assert result.returncode == 2 and "not allowed with argument" in result.stderr
