@@ -1,4 +1,4 @@
-"""The bigram model on tiny Shakespeare (the chapter "The bigram model"): val loss about 2.49.
+"""The bigram model on tiny Shakespeare (the chapter "The bigram ceiling"): val loss about 2.48.
 
 python code/01_bigram.py [--max-iters 3000] [--learning-rate 1e-2] ...
 """

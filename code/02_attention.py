@@ -1,5 +1,5 @@
 """One causal self-attention head on tiny Shakespeare (the chapter "The attention language
-model"): val loss about 2.41.
+model"): val loss about 2.40.
 
 python code/02_attention.py [--max-iters 5000] [--n-embd 32] [--head-size 32] ...
 """

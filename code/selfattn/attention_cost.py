@@ -13,14 +13,17 @@ names the torch operations a call runs.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import torch
 from torch import Tensor
@@ -128,17 +131,22 @@ def peak_memory(forward: Callable[..., object], *inputs: Tensor) -> int:
     """The most bytes one call ``forward(*inputs)`` holds at once, beyond its inputs.
 
     With ``profile_memory=True`` torch's profiler records every allocation of CPU memory and
-    every release, and gives each event the bytes it allocated less those it released, its
-    operations' inside included. Added up over the outermost events in the order they
-    started, they give the memory in use after each; the peak is the largest of those sums.
+    every release, with its time. Its list of events nets each operation's records into one
+    number, so a buffer that an operation allocates and releases inside itself would count as
+    nothing there; the Chrome trace it exports keeps the records one by one. Added up in the
+    order they happened, they give the memory in use after each; the peak is the largest sum.
     """
     with _quiet_stderr(), torch.no_grad():
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
             forward(*inputs)
-    outermost = sorted((e for e in prof.events() if e.cpu_parent is None), key=lambda e: e.time_range.start)
+        with tempfile.TemporaryDirectory() as folder:
+            trace = Path(folder) / "trace.json"
+            prof.export_chrome_trace(str(trace))
+            events = json.loads(trace.read_text())["traceEvents"]
+    records = sorted((e for e in events if e.get("name") == "[memory]"), key=lambda e: e["ts"])
     held = peak = 0
-    for event in outermost:
-        held += event.cpu_memory_usage  # bytes allocated (> 0) or released (< 0)
+    for record in records:
+        held += record["args"]["Bytes"]  # bytes allocated (> 0) or released (< 0)
         peak = max(peak, held)
     return peak
 

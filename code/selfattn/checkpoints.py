@@ -2,8 +2,9 @@
 
 ``train(..., save_to=folder)`` writes ``folder/checkpoint.pt`` after every
 evaluation: the model, the optimizer, the config, the history so far and the state
-of every random generator the run draws from (its batches, and dropout's).
-A run resumed from it takes exactly the steps the uninterrupted run would have taken.
+of every random generator the run draws from (its batches, and dropout's), in each of
+its processes. A run resumed from it, in as many processes, takes exactly the steps the
+uninterrupted run would have taken.
 The file is replaced atomically, so a run stopped at any moment leaves the last
 whole checkpoint behind.
 """
@@ -18,11 +19,12 @@ from pathlib import Path
 import torch
 
 from selfattn.config import TrainConfig
+from selfattn.engine import World
 from selfattn.errors import ConfigError, DataError
 from selfattn.files import write_atomically
 
 FILE = "checkpoint.pt"
-KEYS = {"model_class", "config", "step", "model", "optimizer", "history", "generators"}
+KEYS = {"model_class", "config", "step", "model", "optimizer", "history", "random_states"}
 
 
 @dataclass
@@ -35,7 +37,7 @@ class Checkpoint:
     model: dict  # state_dict
     optimizer: dict  # state_dict
     history: dict  # asdict(History)
-    generators: dict  # name -> state (a uint8 tensor)
+    random_states: list[dict]  # each process's, by rank: generator name -> state (a uint8 tensor)
 
 
 def path_in(folder: Path) -> Path:
@@ -50,13 +52,18 @@ def save(
     config: TrainConfig,
     history: dict,
     batches: torch.Generator,
+    world: World,
 ) -> None:
     """Replace the folder's checkpoint, atomically, with the run as it stands after ``step`` steps.
 
     ``history`` is the run's history so far (as a dict); ``batches`` the generator its training
-    batches come from (an evaluation seeds its own: ``training.evaluation_generator``).
+    batches come from (an evaluation seeds its own: ``training.evaluation_generator``). Every
+    process of ``world`` calls it and hands its generators to the main one, which writes the file.
     """
     device = next(model.parameters()).device
+    states = world.gather(random_states(batches, device))
+    if not world.main:
+        return
     checkpoint = Checkpoint(
         type(model).__name__,
         asdict(config),
@@ -64,7 +71,7 @@ def save(
         model.state_dict(),
         optimizer.state_dict(),
         history,
-        random_states(batches, device),
+        states,
     )
     write_atomically(path_in(folder), partial(torch.save, asdict(checkpoint)))
 
@@ -74,19 +81,18 @@ def restore(
     model: torch.nn.Module,
     optimizer: torch.optim.Optimizer,
     batches: torch.Generator,
+    rank: int,
 ) -> None:
-    """Put the model, the optimizer and every random generator back as ``checkpoint`` holds them.
-
-    A run of several processes saves the main process's generators, so after a resume the others
-    draw the main one's dropout masks.
-    """
+    """Put the model, the optimizer and every random generator back as ``checkpoint`` holds them,
+    the generators as the process of this ``rank`` left them."""
     model.load_state_dict(checkpoint.model)
     optimizer.load_state_dict(checkpoint.optimizer)
     device = next(model.parameters()).device
-    batches.set_state(checkpoint.generators["batches"])
-    torch.set_rng_state(checkpoint.generators["dropout"])
+    states = checkpoint.random_states[rank]
+    batches.set_state(states["batches"])
+    torch.set_rng_state(states["dropout"])
     if device.type == "cuda":
-        torch.cuda.set_rng_state(checkpoint.generators["dropout_cuda"], device)
+        torch.cuda.set_rng_state(states["dropout_cuda"], device)
 
 
 def random_states(batches: torch.Generator, device: torch.device) -> dict:
@@ -131,8 +137,9 @@ def check_folder(folder: Path, resume: bool) -> None:
         ) from None
 
 
-def load(folder: Path, model: torch.nn.Module, config: TrainConfig) -> Checkpoint:
-    """The folder's checkpoint, checked to be whole and to be a run of ``model``'s class with ``config``."""
+def load(folder: Path, model: torch.nn.Module, config: TrainConfig, processes: int) -> Checkpoint:
+    """The folder's checkpoint, checked to be whole and to be a run of ``model``'s class with ``config``
+    in as many ``processes``."""
     path = path_in(folder)
     if not path.is_file():
         raise DataError(f"no checkpoint at {path}: start the run with --out {folder} first.")
@@ -152,6 +159,9 @@ def load(folder: Path, model: torch.nn.Module, config: TrainConfig) -> Checkpoin
     ]
     if saved["model_class"] != type(model).__name__:
         differ.insert(0, f"the model {saved['model_class']}, not {type(model).__name__}")
+    saved_in = len(saved["random_states"])  # one per process
+    if saved_in != processes:
+        differ.append(f"{saved_in} {'process' if saved_in == 1 else 'processes'}, not {processes}")
     if differ:
         raise ConfigError(
             f"{path} was trained with {'; '.join(differ)}: resume with the settings it was "

@@ -2,8 +2,9 @@
 
 ``data_parallel_step`` draws one training step shared by several processes ("Beyond one
 machine"), ``tile_grid`` the query × key tiles of causal attention computed tile by tile ("What
-attention costs"), and ``cached_query`` one new position's attention against a KV cache ("A KV
-cache"). The chapters draw them in hidden cells; every number on them comes from the chapter.
+attention costs"), and ``cached_query`` one new position's attention against a KV cache
+("Generating faster: the KV cache"). The chapters draw them in hidden cells; every number on
+them comes from the chapter.
 """
 
 from __future__ import annotations

@@ -61,6 +61,14 @@ class World:
         dist.all_reduce(total)  # the sum over the processes, on every process
         return total.item() / self.size
 
+    def gather(self, value: object) -> list | None:
+        """Every process's ``value``, by rank, on the main process; None on the others."""
+        if self.size == 1:
+            return [value]
+        values = [None] * self.size if self.main else None
+        dist.gather_object(value, values)
+        return values
+
 
 ALONE = World()
 
@@ -116,10 +124,15 @@ def start(
     if dtype not in DTYPES:
         raise ConfigError(f"--dtype {dtype}: choose one of {', '.join(DTYPES)}.")
     cuda = device.startswith("cuda")
-    if dtype == "bfloat16" and not (cuda and torch.cuda.is_bf16_supported()):
+    if dtype == "bfloat16" and not cuda:
         raise ConfigError(
             "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic: on a CPU the book trains in "
             "float32, which gives its numbers on any CPU. Leave it out here."
+        )
+    if dtype == "bfloat16" and not torch.cuda.is_bf16_supported(including_emulation=False):
+        raise ConfigError(
+            "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic (compute capability 8.0 and up), "
+            "which this one lacks: torch would only emulate it. Leave it out here; the run trains in float32."
         )
     if compile and not cuda:
         raise ConfigError(

@@ -20,9 +20,10 @@ from selfattn.config import TrainConfig
 def init_weights(model: nn.Module, std: float, scale_residual: bool = False) -> None:
     """Draw every Linear and Embedding weight from N(0, std²) and zero every bias.
 
-    This is how the lecture's final ``gpt.py`` (and GPT-2) start. With ``scale_residual``,
-    the two layers of each block whose outputs are added to the residual stream start
-    ``1/sqrt(2 * n_layer)`` smaller, so the stream does not grow with depth (GPT-2).
+    This is how the lecture's final ``gpt.py`` (and GPT-1's released code) start. With
+    ``scale_residual``, the two layers of each block whose outputs are added to the residual
+    stream start ``1/sqrt(2 * n_layer)`` smaller, so the stream does not grow with depth (the
+    GPT-2 paper; nanoGPT's ``c_proj``).
     """
     for module in model.modules():
         if isinstance(module, (nn.Linear, nn.Embedding)):

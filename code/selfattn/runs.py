@@ -86,7 +86,7 @@ LADDER = {
 }
 
 
-# "Training it well": the recipe GPT-2 and nanoGPT train with, one part per entry, each the
+# "Training it well": the recipe nanoGPT trains with, one part per entry, each the
 # TrainConfig settings that switch it on (selfattn.recipe). The warmup, decay and beta2 are
 # nanoGPT's for tiny Shakespeare; its rate is the ladder's, tripled.
 RECIPE_PARTS: dict[str, dict] = {

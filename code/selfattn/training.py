@@ -17,6 +17,7 @@ from selfattn.checkpoints import Checkpoint
 from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.engine import BOOK, Engine
+from selfattn.files import remove_stale_temporaries
 from selfattn.forecast import Forecast
 from selfattn.models import LanguageModel
 from selfattn.recipe import make_optimizer, take_step
@@ -137,7 +138,7 @@ def _train(
     device = next(model.parameters()).device
     history, start = History(), 0
     if resume is not None:  # go on where the checkpoint stopped
-        checkpoints.restore(resume, model, optimizer, generator)
+        checkpoints.restore(resume, model, optimizer, generator, world.rank)
         history, start = History(**resume.history), resume.step
     started = time.perf_counter()
     forecast = Forecast(start, config.max_iters, config.eval_interval)  # says it if a run is long
@@ -148,9 +149,9 @@ def _train(
         batches = evaluation_generator(config.seed, step)
         history.train_loss.append(estimate_loss(model, train_data, config, batches))
         history.val_loss.append(estimate_loss(model, val_data, config, batches))
-        if save_to is not None and world.main:
+        if save_to is not None:  # every process hands the main one its generators
             so_far = replace(history, seconds=history.seconds + time.perf_counter() - started)
-            checkpoints.save(save_to, step, model, optimizer, config, asdict(so_far), generator)
+            checkpoints.save(save_to, step, model, optimizer, config, asdict(so_far), generator, world)
         forecast.evaluated(time.perf_counter() - began)  # a checkpoint's save counts with it
 
     model.train()
@@ -203,7 +204,8 @@ def fit(
     if save_to is not None:
         # check the folder before training, so that a bad one costs nothing and loses nothing
         checkpoints.check_folder(save_to, resume)
-        start = checkpoints.load(save_to, model, config) if resume else None
+        start = checkpoints.load(save_to, model, config, engine.world.size) if resume else None
+        remove_stale_temporaries(save_to)  # a killed run's half-written checkpoint
         model.to(engine.device)
         return model, train(model, corpus.train, corpus.val, config, progress, save_to, start, engine)
     folder = cache.cache_folder() if reuse and engine == BOOK else None
@@ -211,6 +213,7 @@ def fit(
         model.to(engine.device)
         return model, train(model, corpus.train, corpus.val, config, progress, engine=engine)
     key = cache.run_key(kind, config)
+    remove_stale_temporaries(folder)  # the half-written runs of processes killed while saving
     with cache.claimed(folder, key):  # a run another process is training: wait for it
         saved = cache.load(folder, key) or published.fetch(key, folder)  # a reader's: the book's run
         if saved is not None:

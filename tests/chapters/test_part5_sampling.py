@@ -63,6 +63,22 @@ def test_the_glued_distribution_is_the_models(page, gpt):
     assert f"{int((probs > 0.01).sum())} characters have a probability above 1%" in text
 
 
+def test_the_nucleus_is_larger_than_k_where_a_word_starts_and_smaller_after_kin(page, gpt):
+    """The two nucleus sizes the page glues, recomputed, on either side of the prose's ``k = 5``."""
+    _, text = page
+    model, _ = gpt
+    tokenizer = load_corpus().tokenizer
+    kept = []
+    for context in (PROMPT, PROMPT + "kin"):
+        with torch.no_grad():
+            logits, _ = model(torch.tensor([tokenizer.encode(context[-model.block_size :])]))
+        kept.append(int((Sampling(top_p=0.9).probabilities(logits[:, -1, :]) > 0).sum()))
+    start, sure = kept
+    assert f"the nucleus holds {start} characters where a word starts and {sure} after" in text
+    assert "A fixed k cannot do both: k = 5 is too few for the first" in text
+    assert sure < 5 < start, "5 is too few where a word starts and more than is needed after 'kin'"
+
+
 def test_the_tables_plain_sampling_row_is_what_the_package_writes(page, gpt):
     """The row recomputed from eight texts of 300 characters, and the prose's claim about it."""
     _, text = page

@@ -64,3 +64,17 @@ def test_a_resumed_run_on_the_page_takes_the_same_steps(built_book):
     assert "the same steps, to the last bit: True" in text
     resumed, whole = re.search(r"resumed: val (\d\.\d{6}); never stopped: val (\d\.\d{6})", text).groups()
     assert resumed == whole
+
+
+@pytest.mark.book
+def test_the_scale_exercise_sets_clipping_at_every_step_against_one_constant_scale(built_book):
+    """The solution of ``ex-adam-scale``: a loss 1,000 times larger takes almost the same steps; a
+    gradient clipped at every step, each step by a factor of its own, strays much further."""
+    _, text = chapter(built_book, PAGE)
+    scaled = re.search(r"loss x 1,000: at most (\d\.\d{4}) from the first run's losses", text)
+    clipped = re.search(r"clipped to 0\.1 each step: at most (\d\.\d{4}) from them", text)
+    cut = re.search(r"clipping cut (\d+) of (\d+) steps, by factors from (\d\.\d\d) to (\d\.\d\d)", text)
+    assert scaled and clipped and cut
+    assert cut.group(1) == cut.group(2), "every step cut"
+    assert float(cut.group(3)) < float(cut.group(4)) < 1
+    assert float(clipped.group(1)) > 10 * float(scaled.group(1))

@@ -66,6 +66,14 @@ CITED = {
     "1.4697": "nanoGPT's README: best val loss of its Shakespeare run on one A100 (beyond-one-machine)",
     "3.1": "Llama 3.1, the model's name (attention-cost)",
     "1.2": "CTRL's repetition penalty, from its paper (sampling)",
+    "2.49": "the lecture's bigram.py: its val loss at its last evaluation (attention-model)",
+    "2.41": "one head's val loss in the lecture's code and tutorials built on it (attention-model)",
+    "1.46": "Llama 3.1's model card: millions of H100 hours to train the 8B model (beyond-one-machine)",
+    "30.84": "Llama 3.1's model card: millions of H100 hours to train the 405B model (beyond-one-machine)",
+    "405": "Llama 3.1's largest model, in billions of parameters (beyond-one-machine)",
+    "25": "DDP's default bucket size in MB, from its paper (beyond-one-machine)",
+    "11": "TF32's significant bits (10 stored), from NVIDIA's format (beyond-one-machine)",
+    "80": "the memory of the largest A100 and H100 GPUs, in GB (beyond-one-machine)",
 }
 
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\})?")

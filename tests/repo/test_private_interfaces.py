@@ -19,11 +19,14 @@ import pytest
 import sphinx.events
 import sphinx_exercise
 import sphinx_thebe
+import torch
 from pydata_sphinx_theme.pygments import get_pygments_stylesheet
+from torch.profiler import record_function
 
 from _ext.content import live_code
 from bookbuild import ROOT
 from bookbuild.optimize import TOKEN_RULE
+from selfattn.attention_cost import peak_memory
 
 CONTRIBUTING = ROOT / "CONTRIBUTING.md"
 TABLE = 'the table "Other packages\' private parts" in CONTRIBUTING.md'
@@ -53,6 +56,18 @@ def code_styles() -> tuple[str, str]:
     return tuple(re.search(rf"^pygments_{mode}_style = (\S+)", conf, re.M)[1] for mode in ("light", "dark"))
 
 
+def memory_records_held() -> bool:
+    """Whether the profiler's trace still holds one record of an allocation made and released
+    inside an operation (the peak ``attention_cost.peak_memory`` reads from it)."""
+
+    def one_operation() -> torch.Tensor:
+        with record_function("one operation"):
+            buffer = torch.ones(1000, 250)  # (1000, 250): a million bytes
+            return buffer.sum()  # (): the buffer is released before the operation ends
+
+    return peak_memory(one_operation) >= 1000 * 250 * 4
+
+
 def thebe_handlers() -> set[str]:
     """The names of the sphinx-thebe handlers the book disconnects."""
     return {handler.__name__ for handler in live_code.SPHINX_THEBE_HANDLERS}
@@ -75,6 +90,7 @@ STILL_THERE: dict[str, Callable[[], bool]] = {
     "code colours": lambda: (
         {"n", "p"} <= {token for _, token, _ in TOKEN_RULE.findall(get_pygments_stylesheet(*code_styles()))}
     ),
+    "profiler memory records": memory_records_held,
     "theme head": lambda: (
         "_static/scripts/fontawesome.js" in theme_template("static/webpack-macros.html")
         and "document.documentElement.dataset.theme = " in theme_template("layout.html")

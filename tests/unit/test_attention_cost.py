@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 from torch.nn import functional as F
+from torch.profiler import record_function
 
 from selfattn.attention_cost import (
     compare_seconds,
@@ -103,6 +104,23 @@ def test_peak_memory_of_nothing_is_nothing_and_of_a_new_tensor_is_its_size():
     q, k, v = random_qkv(8)
     assert peak_memory(lambda q, k, v: q, q, k, v) == 0
     assert peak_memory(lambda q, k, v: torch.ones(1000, 250), q, k, v) == 1000 * 250 * FLOAT
+
+
+def test_peak_memory_sees_a_buffer_an_operation_allocates_and_releases_inside_itself():
+    """One operation makes a large buffer, sums it and drops it before it ends: it keeps only
+    its 4-byte result, but at its peak it held the buffer too. The profiler's list of events
+    nets the operation's allocations against its releases, 4 bytes; the peak must not."""
+    rows, cols = 1000, 250
+
+    def one_operation(q, k, v):
+        with record_function("one operation"):
+            buffer = torch.ones(rows, cols)  # (rows, cols): a million bytes
+            total = buffer.sum()  # (): 4 bytes
+            del buffer
+        return total
+
+    buffer = rows * cols * FLOAT
+    assert peak_memory(one_operation, *random_qkv(8)) == buffer + FLOAT, "the buffer and the sum"
 
 
 def ratio(attention, short: int, long: int, **shape) -> float:

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import torch
+import torch.distributed
+import torch.multiprocessing
 
 from bookbuild import ROOT
-from selfattn import ConfigError, TrainConfig, fit
+from selfattn import ConfigError, Progress, TrainConfig, fit
+from selfattn.engine import World, start, stop
 from tests.helpers import script
 
 RUN = ["--preset", "layernorm", "--max-iters", "300", "--eval-interval", "50", "--eval-iters", "5"]
@@ -54,6 +60,78 @@ def test_a_run_killed_mid_way_and_resumed_ends_as_the_uninterrupted_run(tmp_path
     assert f"going on from the checkpoint of step {stopped_at}" in resumed.stdout + resumed.stderr
     assert final_loss(resumed) == whole
     assert saved_step(folder) == 300
+
+
+# A GPT small enough to train quickly in two processes, with dropout: each process draws its own masks.
+PAIR = TrainConfig(
+    batch_size=4, block_size=8, n_embd=16, n_head=2, dropout=0.2, max_iters=20, eval_interval=10, eval_iters=2
+)
+
+
+class Stopped(Exception):
+    """What stops a run mid-way, as Ctrl-C would."""
+
+
+def stop_at(step: int) -> Callable[[Progress], None]:
+    def progress(p: Progress) -> None:
+        if p.step == step:
+            raise Stopped
+
+    return progress
+
+
+def train_in_pair(rank: int, port: int, folder: Path) -> None:
+    """One of two processes that train ``PAIR`` without stopping into ``folder/whole``, and into
+    ``folder/resumed`` stopped at step 10 and resumed."""
+    os.environ.update(
+        RANK=str(rank),
+        WORLD_SIZE="2",
+        LOCAL_RANK=str(rank),
+        LOCAL_WORLD_SIZE="2",
+        MASTER_ADDR="127.0.0.1",
+        MASTER_PORT=str(port),
+    )
+    engine = start(World.launched(), "cpu", "float32", False, PAIR)
+    try:
+        fit("gpt", PAIR, engine=engine, save_to=folder / "whole")
+        with contextlib.suppress(Stopped):
+            fit("gpt", PAIR, progress=stop_at(10), engine=engine, save_to=folder / "resumed")
+        torch.distributed.barrier()  # the main process has written the checkpoint both now read
+        assert saved_step(folder / "resumed") == 10
+        fit("gpt", PAIR, engine=engine, save_to=folder / "resumed", resume=True)
+    finally:
+        stop(engine)
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("pair")
+    with socket.socket() as free:  # a port for the processes to meet at
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    torch.multiprocessing.spawn(train_in_pair, args=(port, folder), nprocs=2)
+    return folder
+
+
+def test_two_processes_with_dropout_stopped_and_resumed_take_the_uninterrupted_steps(pair):
+    whole, resumed = (
+        torch.load(pair / run / "checkpoint.pt", weights_only=True) for run in ("whole", "resumed")
+    )
+    assert resumed["step"] == 20 and len(resumed["history"]["batch_loss"]) == 20
+    assert resumed["history"]["batch_loss"] == whole["history"]["batch_loss"]
+    assert all(torch.equal(whole["model"][name], weights) for name, weights in resumed["model"].items())
+
+
+def test_a_checkpoint_of_two_processes_resumed_in_one_is_one_line_and_left_alone(pair):
+    path = pair / "resumed" / "checkpoint.pt"
+    before = path.read_bytes()
+    with pytest.raises(ConfigError) as err:
+        fit("gpt", PAIR, save_to=pair / "resumed", resume=True)
+    assert str(err.value) == (
+        f"{path} was trained with 2 processes, not 1: resume with the settings it was trained with, "
+        "or start a new run in another folder."
+    )
+    assert path.read_bytes() == before
 
 
 @pytest.fixture(scope="module")

@@ -70,6 +70,25 @@ def test_gpu_flags_on_a_cpu_are_one_line_errors(flags, named):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+def test_bfloat16_takes_a_gpu_with_bfloat16_arithmetic_and_refuses_one_that_only_emulates_it(monkeypatch):
+    """torch says yes to bfloat16 on a GPU that only emulates it (a T4, a V100) unless asked for
+    the arithmetic itself; the GPUs are torch's answers, as each kind of GPU gives them."""
+
+    def emulating(including_emulation: bool = True) -> bool:
+        return including_emulation  # a T4's answer: bfloat16 through emulation only
+
+    config = LADDER["layernorm"].config
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", emulating)
+    with pytest.raises(ConfigError) as refused:
+        start(ALONE, "cuda", "bfloat16", False, config)
+    assert str(refused.value) == (
+        "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic (compute capability 8.0 and up), "
+        "which this one lacks: torch would only emulate it. Leave it out here; the run trains in float32."
+    )
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)
+    assert start(ALONE, "cuda", "bfloat16", False, config) == Engine("cuda", "bfloat16")
+
+
 def test_a_share_is_the_process_s_rows_in_order_and_the_shares_cover_the_batch():
     batch = torch.arange(32 * 8).view(32, 8)  # (B, T)
     shares = [World(rank, 4, rank, 4).share(batch) for rank in range(4)]

@@ -51,6 +51,17 @@ def test_top_k_keeps_the_k_likeliest_tokens_in_their_old_proportions():
         assert torch.allclose(p[kept], row[kept] / row[kept].sum())
 
 
+def test_top_k_keeps_the_same_tokens_before_or_after_the_temperature():
+    """*LLMs from scratch* keeps the top k first and divides second; the book divides first."""
+    logits = torch.randn(4, V)
+    for t in (0.5, 2.0):
+        book = Sampling(temperature=t, top_k=5).probabilities(logits)
+        kth = logits.topk(5, dim=-1).values[:, [-1]]  # (4, 1): the k-th largest undivided score
+        theirs = F.softmax(logits.masked_fill(logits < kth, float("-inf")) / t, dim=-1)
+        assert torch.equal(book > 0, theirs > 0), t
+        assert torch.allclose(book, theirs), t
+
+
 def test_top_p_keeps_the_fewest_likeliest_tokens_that_reach_p():
     probs = torch.tensor([[0.5, 0.05, 0.3, 0.15]])
     logits = probs.log()
