@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Iterator
 
 from tqdm import tqdm
 
@@ -32,32 +33,33 @@ def evaluations_after(done: int, max_iters: int, eval_interval: int) -> int:
     return multiples + int(max_iters % eval_interval != 0 and max_iters > done)
 
 
-class Forecast:
-    """Times a run's first ``TIMED_STEPS`` steps and its evaluations among them, then says once,
-    on stderr, how long the rest will take, if that is more than ``LONG_RUN_SECONDS``."""
+def announced(steps: range, eval_interval: int) -> Iterator[int]:
+    """Yield ``steps``, timing the first ``TIMED_STEPS`` of them; then say once, on stderr, how
+    long the rest will take (to the last evaluation, at ``steps.stop``), if more than
+    ``LONG_RUN_SECONDS``. Steps at multiples of ``eval_interval`` are timed as evaluating ones:
+    the training loops evaluate there."""
+    timed: list[tuple[bool, float]] = []  # (evaluated, seconds) of each step timed
+    for done in steps:
+        began = time.perf_counter()
+        yield done
+        if len(timed) < TIMED_STEPS:
+            timed.append((done % eval_interval == 0, time.perf_counter() - began))
+            if len(timed) == TIMED_STEPS:  # said once, before the next step
+                forecast(timed, done + 1, steps.stop, eval_interval)
 
-    def __init__(self, start: int, max_iters: int, eval_interval: int):
-        self.start, self.max_iters, self.eval_interval = start, max_iters, eval_interval
-        self.began = time.perf_counter()
-        self.evaluating, self.evaluations = 0.0, 0
 
-    def evaluated(self, seconds: float) -> None:
-        """Count an evaluation that took ``seconds``."""
-        self.evaluating += seconds
-        self.evaluations += 1
-
-    def before_step(self, done: int) -> None:
-        """Called before step ``done``'s evaluation: says the estimate after the timed steps."""
-        if done - self.start != TIMED_STEPS:
-            return
-        step = (time.perf_counter() - self.began - self.evaluating) / TIMED_STEPS
-        evaluation = self.evaluating / self.evaluations if self.evaluations else 0.0
-        left = self.max_iters - done
-        seconds = left * step + evaluations_after(done, self.max_iters, self.eval_interval) * evaluation
-        if seconds > LONG_RUN_SECONDS:
-            tqdm.write(
-                f"This run will take about {duration(seconds)} more ({step * 1000:.0f} ms a step, "
-                f"{left:,} steps to go). To stop it, interrupt the kernel (Ctrl+C in a terminal); "
-                "to shorten it, lower max_iters.",
-                file=sys.stderr,
-            )
+def forecast(timed: list[tuple[bool, float]], done: int, max_iters: int, eval_interval: int) -> None:
+    """Say how long steps ``done`` to ``max_iters`` will take, from the steps ``timed``, if long."""
+    plain = [seconds for evaluated, seconds in timed if not evaluated] or [s for _, s in timed]
+    step = sum(plain) / len(plain)
+    extra = [seconds - step for evaluated, seconds in timed if evaluated]  # what evaluating adds
+    evaluation = max(0.0, sum(extra) / len(extra)) if extra else 0.0
+    left = max_iters - done
+    seconds = left * step + evaluations_after(done - 1, max_iters, eval_interval) * evaluation
+    if seconds > LONG_RUN_SECONDS:
+        tqdm.write(
+            f"This run will take about {duration(seconds)} more ({step * 1000:.0f} ms a step, "
+            f"{left:,} steps to go). To stop it, interrupt the kernel (Ctrl+C in a terminal); "
+            "to shorten it, lower max_iters.",
+            file=sys.stderr,
+        )

@@ -77,6 +77,16 @@ def learning_rate_at(step: int, config: TrainConfig) -> float:
     return floor + 0.5 * (1 + math.cos(math.pi * done)) * (top - floor)
 
 
+STEP_FIELDS = ("warmup_iters", "min_lr_ratio", "grad_clip", "weight_decay", "decay_matrices_only", "beta2")
+
+
+def steps_plainly(config: TrainConfig) -> bool:
+    """Whether ``config`` steps as ``training.plain_loop`` does: AdamW at its defaults, one
+    learning rate throughout, no clipping (its model may still start the recipe's way)."""
+    default = TrainConfig()
+    return all(getattr(config, name) == getattr(default, name) for name in STEP_FIELDS)
+
+
 def make_optimizer(model: nn.Module, config: TrainConfig) -> torch.optim.AdamW:
     """AdamW over the model's parameter groups, with the config's learning rate and beta2."""
     betas = (0.9, config.beta2)  # beta1 stays at AdamW's default

@@ -18,9 +18,9 @@ from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.engine import BOOK, Engine
 from selfattn.files import remove_stale_temporaries
-from selfattn.forecast import Forecast
+from selfattn.forecast import announced
 from selfattn.models import LanguageModel
-from selfattn.recipe import make_optimizer, take_step
+from selfattn.recipe import make_optimizer, steps_plainly, take_step
 from selfattn.registry import make_model
 from selfattn.threads import threads_for
 
@@ -93,6 +93,42 @@ def evaluation_generator(seed: int, step: int) -> torch.Generator:
     return torch.Generator().manual_seed(int.from_bytes(digest, "little"))
 
 
+def evaluate(
+    model: nn.Module,
+    train_data: torch.Tensor,
+    val_data: torch.Tensor,
+    config: TrainConfig,
+    step: int,
+    history: History,
+) -> None:
+    """Estimate both splits' loss at ``step`` and record it in ``history``."""
+    batches = evaluation_generator(config.seed, step)  # this step's evaluation batches
+    history.steps.append(step)
+    history.train_loss.append(estimate_loss(model, train_data, config, batches))
+    history.val_loss.append(estimate_loss(model, val_data, config, batches))
+
+
+def plain_loop(
+    model: nn.Module, train_data: torch.Tensor, val_data: torch.Tensor, config: TrainConfig
+) -> History:
+    """Train ``model`` with AdamW: four moves a step, and both splits' loss now and then."""
+    generator = torch.Generator().manual_seed(config.seed)  # the same batches on every run
+    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, fused=True)
+    history = History()
+    model.train()
+    for step in announced(range(config.max_iters), config.eval_interval):  # a long run says so
+        if step % config.eval_interval == 0:
+            evaluate(model, train_data, val_data, config, step, history)
+        xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
+        _, loss = model(xb, yb)  # 1. forward and 2. loss: how wrong the model is on this batch
+        optimizer.zero_grad(set_to_none=True)  # forget the last step's gradients
+        loss.backward()  # 3. backward: which way each parameter should move
+        optimizer.step()  # 4. step: move every parameter a little that way
+        history.batch_loss.append(loss.item())
+    evaluate(model, train_data, val_data, config, config.max_iters, history)
+    return history
+
+
 def train(
     model: nn.Module,
     train_data: torch.Tensor,
@@ -110,19 +146,26 @@ def train(
     evaluation's from one seeded from the seed and the step (``evaluation_generator``),
     so the same config gives the same numbers, and how often the run is evaluated
     changes neither its training nor its estimate at any step it evaluates.
-    With ``save_to`` (a folder) the run saves a checkpoint after every evaluation
-    (``selfattn.checkpoints``); from ``resume``, such a checkpoint, it goes on as if
-    it had never stopped. ``engine`` says how the steps compute (``selfattn.engine``).
+    A run that needs none of the rest trains with ``plain_loop``; the others with ``full_loop``,
+    which on such a run computes the same steps. With ``save_to`` (a folder) the run saves a
+    checkpoint after every evaluation (``selfattn.checkpoints``); from ``resume``, such a
+    checkpoint, it goes on as if it had never stopped. ``progress`` is called once before
+    training and after every step; ``engine`` says how the steps compute (``selfattn.engine``).
     """
     widest = max(config.n_embd, config.head_size, config.block_size)
+    extras = (progress, save_to, resume)  # what only the full loop does
+    plain = engine == BOOK and extras == (None, None, None) and steps_plainly(config)
     started = time.perf_counter()
     with threads_for(config.batch_size, config.block_size, widest * config.n_layer):
-        history = _train(model, train_data, val_data, config, progress, save_to, resume, engine)
+        if plain:
+            history = plain_loop(model, train_data, val_data, config)
+        else:
+            history = full_loop(model, train_data, val_data, config, progress, save_to, resume, engine)
     history.seconds += time.perf_counter() - started
     return history
 
 
-def _train(
+def full_loop(
     model: nn.Module,
     train_data: torch.Tensor,
     val_data: torch.Tensor,
@@ -132,8 +175,10 @@ def _train(
     resume: Checkpoint | None,
     engine: Engine,
 ) -> History:
+    """``plain_loop`` with the rest: the recipe's steps, checkpoints, resuming, a progress
+    callback, and an engine that may be several processes, another device or dtype."""
     generator = torch.Generator().manual_seed(config.seed)
-    optimizer = make_optimizer(model, config)
+    optimizer = make_optimizer(model, config)  # AdamW, with the recipe's groups and beta2
     net, world = engine.prepare(model, config.seed), engine.world  # net: what the steps call
     device = next(model.parameters()).device
     history, start = History(), 0
@@ -141,42 +186,38 @@ def _train(
         checkpoints.restore(resume, model, optimizer, generator, world.rank)
         history, start = History(**resume.history), resume.step
     started = time.perf_counter()
-    forecast = Forecast(start, config.max_iters, config.eval_interval)  # says it if a run is long
 
-    def evaluate(step: int) -> None:
-        began = time.perf_counter()
-        history.steps.append(step)
-        batches = evaluation_generator(config.seed, step)
-        history.train_loss.append(estimate_loss(model, train_data, config, batches))
-        history.val_loss.append(estimate_loss(model, val_data, config, batches))
+    def evaluate_and_save(step: int) -> None:
+        """Evaluate at ``step`` (unless a resumed run did), then save a checkpoint if asked."""
+        if step in history.steps:
+            return
+        evaluate(model, train_data, val_data, config, step, history)
         if save_to is not None:  # every process hands the main one its generators
             so_far = replace(history, seconds=history.seconds + time.perf_counter() - started)
             checkpoints.save(save_to, step, model, optimizer, config, asdict(so_far), generator, world)
-        forecast.evaluated(time.perf_counter() - began)  # a checkpoint's save counts with it
 
-    model.train()
-    for done in range(start, config.max_iters + 1):
-        if world.main:
-            forecast.before_step(done)
-        evaluated = done % config.eval_interval == 0 or done == config.max_iters
-        if evaluated and done not in history.steps:  # a resumed run has evaluated its first step
-            evaluate(done)
+    def report(step: int, evaluated: bool) -> None:
         if progress is not None:
             last = history.batch_loss[-1] if history.batch_loss else None
-            progress(
-                Progress(
-                    done, config.max_iters, last, history.train_loss[-1], history.val_loss[-1], evaluated
-                )
-            )
-        if done == config.max_iters:
-            break
+            losses = history.train_loss[-1], history.val_loss[-1]
+            progress(Progress(step, config.max_iters, last, *losses, evaluated))
+
+    model.train()
+    steps = range(start, config.max_iters)
+    for step in announced(steps, config.eval_interval) if world.main else steps:
+        evaluating = step % config.eval_interval == 0
+        if evaluating:
+            evaluate_and_save(step)
+        report(step, evaluating)
         xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
         xb, yb = world.share(xb), world.share(yb)  # (B / processes, T): this process's rows
         _, loss = net(xb.to(device), yb.to(device))
-        norm = take_step(model, optimizer, loss, config, done)
+        norm = take_step(model, optimizer, loss, config, step)  # the recipe's rate and clipping
         if norm is not None:
             history.grad_norm.append(norm)
         history.batch_loss.append(world.average(loss))  # the whole batch's loss
+    evaluate_and_save(config.max_iters)
+    report(config.max_iters, True)
     return history
 
 

@@ -25,8 +25,20 @@ from selfattn import (
     training,
 )
 from selfattn.anatomy import model_stages, stages, trace
-from selfattn.recipe import take_step
-from tests.helpers import chapter, figure_alts, shows_source
+from selfattn.checks import (
+    HEAD_SLIPS,
+    LOSS_SLIPS,
+    buggy_mask,
+    buggy_scores,
+    check_bigram_loss,
+    check_causal_mask,
+    check_head,
+    check_scaled_scores,
+    check_softmax_rows,
+    head_with,
+)
+from selfattn.models import next_token_loss
+from tests.helpers import chapter, code_blocks, figure_alts, shows_source
 
 V = 65
 TEXT = "the king"
@@ -201,8 +213,7 @@ def test_bigram_page_shows_the_runs_loss_and_the_packages_model(built_book, bigr
     assert f"settles at {bigram[1].final_val:.3f}" in text
     assert "4,225" in text
     assert shows_source(path, BigramLanguageModel), "the page shows the package's model, unchanged"
-    assert shows_source(path, training._train), "the page shows the training loop every model uses"
-    assert shows_source(path, take_step), "and the step it takes"
+    assert shows_source(path, training.plain_loop), "the page shows the loop that trains its runs"
 
 
 @pytest.mark.book
@@ -262,3 +273,54 @@ def test_parameters_page_counts_what_the_model_holds(built_book, newborn, traine
     assert re.search(r"after training it averages 0\.[789]\d", text)
     alts = figure_alts(path)
     assert len(alts) == 2 and all(len(alt) > 80 for alt in alts)
+
+
+# --- Write it yourself: the checkers' lines on the pages ---------------------------------------------------
+
+# A right answer for each checker, written as a reader writes it.
+RIGHT_ANSWERS = {
+    check_causal_mask: lambda T: torch.tril(torch.ones(T, T)),
+    check_scaled_scores: lambda q, k: q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5,
+    check_softmax_rows: lambda wei: F.softmax(wei, dim=-1),
+    check_head: head_with(),
+    check_bigram_loss: next_token_loss,
+}
+
+# Each page's exercises in order: the checker, and the first try (or the buggy function) the page
+# runs it on before its solution.
+FIRST_TRIES = {
+    "six-steps": [
+        (check_causal_mask, lambda T: torch.tril(torch.ones(T, T)) == 0),
+        (check_scaled_scores, lambda q, k: q @ k.transpose(-2, -1) / k.shape[-1]),
+        (check_softmax_rows, lambda wei: F.softmax(wei, dim=1)),
+        (check_head, head_with(mask=lambda T: torch.ones(T, T))),
+        (check_causal_mask, buggy_mask),
+        (check_scaled_scores, buggy_scores),
+    ],
+    "bigram": [(check_bigram_loss, lambda logits, targets: F.cross_entropy(logits, targets))],
+}
+
+
+def checker_lines(path) -> list[str]:
+    """Every line a checker printed on a built page, in the page's order."""
+    lines = (line for block in code_blocks(path) for line in block.splitlines())
+    return [line for line in lines if line.startswith(("✓ ", "✗ "))]
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("name", list(FIRST_TRIES))
+def test_write_it_yourself_pages_show_each_slip_named_and_each_solution_passing(built_book, name):
+    """Each exercise shows the checker's ✗ line on its first try, naming the slip, then its ✓ line
+    on the solution: the very lines the package's checkers print today."""
+    path, _ = chapter(built_book, name)
+    slips = tuple(f": {says}" for _, says in (*HEAD_SLIPS, *LOSS_SLIPS))  # every slip a checker names
+    expected = []
+    for check, first_try in FIRST_TRIES[name]:
+        wrong, right = check(first_try), check(RIGHT_ANSWERS[check])
+        assert not wrong and wrong.message.endswith(slips), f"the checker names the slip: {wrong}"
+        assert right, f"the right answer passes: {right}"
+        expected += [wrong.message, right.message]
+    assert checker_lines(path) == expected
+    if name == "six-steps":
+        for buggy in (buggy_mask, buggy_scores):
+            assert shows_source(path, buggy), f"the page shows {buggy.__name__} as the package has it"

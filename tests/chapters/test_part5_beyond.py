@@ -18,7 +18,7 @@ from tests.helpers import chapter, included_objects, unshown_sources
 
 PAGE = "beyond-one-machine"
 SOURCE = ROOT / "book" / f"{PAGE}.md"
-SHOWN = [engine.Engine.prepare, engine.World.share, engine.World.average, training._train]
+SHOWN = [engine.Engine.prepare, engine.World.share, engine.World.average, training.full_loop]
 
 
 @pytest.mark.book

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from bookbuild import ROOT
-from selfattn import checkpoints, recipe
+from selfattn import checkpoints, recipe, training
 from selfattn.runs import RECIPE_PARTS, SEEDS
 from tests.helpers import chapter, included_objects, unshown_sources
 
@@ -27,6 +27,7 @@ SHOWN = [
     recipe.make_optimizer,
     recipe.tie_weights,
     checkpoints.Checkpoint,
+    training.full_loop,
 ]
 
 

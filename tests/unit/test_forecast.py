@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from selfattn import TrainConfig
+from selfattn import TrainConfig, forecast
 from selfattn.forecast import TIMED_STEPS, duration, evaluations_after
 from selfattn.training import Progress, fit
 
@@ -61,3 +61,15 @@ def test_a_short_run_says_nothing(capsys, monkeypatch):
     monkeypatch.setenv("SELFATTN_NO_CACHE", "1")
     fit("bigram", replace(BIGRAM, max_iters=200))
     assert capsys.readouterr().err == ""
+
+
+def test_a_long_run_in_the_plain_loop_says_it_once(monkeypatch):
+    """The loop of Part II, which takes no progress callback, says it too, and only once."""
+    said = []
+    ticks = iter(range(10**6))
+    monkeypatch.setattr(forecast.time, "perf_counter", lambda: float(next(ticks)))  # a step: 1 s
+    monkeypatch.setattr(forecast.tqdm, "write", lambda text, file: said.append(text))
+    for _ in forecast.announced(range(10**5), eval_interval=1000):
+        pass
+    assert len(said) == 1
+    assert said[0].startswith("This run will take about 28 hours more (1000 ms a step, 99,990 steps")

@@ -8,9 +8,12 @@ from dataclasses import replace
 import pytest
 import torch
 
-from selfattn import TrainConfig, estimate_loss, make_model, threads, train
+from selfattn import TrainConfig, estimate_loss, make_model, threads, train, training
+from selfattn.engine import BOOK, Engine
+from selfattn.runs import LADDER, RECIPE_GPT, book_runs
 from selfattn.threads import SMALL_WORK
-from selfattn.training import evaluation_generator
+from selfattn.training import History, evaluation_generator
+from tests.helpers import ROOT, included_objects, same_weights
 
 SHORT = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=100, eval_iters=20)
 
@@ -119,3 +122,65 @@ def test_large_training_runs_on_every_core_and_restores_the_thread_count(corpus,
         assert torch.get_num_threads() == 1, "also when the run is stopped"
     finally:
         torch.set_num_threads(before)
+
+
+# A run with every part of the model that uses randomness while training: dropout draws from
+# torch's global generator, so both loops must draw from it alike.
+DROPPING = replace(SHORT, n_embd=16, head_size=16, n_head=2, n_layer=2, dropout=0.1, max_iters=40)
+
+
+@pytest.mark.parametrize(
+    ("kind", "config"), [("bigram", SHORT), ("gpt", DROPPING), ("gpt", replace(DROPPING, init_std=0.02))]
+)
+def test_the_full_loop_trains_a_plain_run_as_the_plain_loop_does(corpus, kind, config):
+    """The full loop is the plain one with more: on a run that needs nothing more, the same steps."""
+    histories, models = [], []
+    for loop in (training.plain_loop, training.full_loop):
+        model = make_model(kind, corpus.tokenizer.vocab_size, config)
+        extras = (None, None, None, BOOK) if loop is training.full_loop else ()
+        histories.append(loop(model, corpus.train, corpus.val, config, *extras))
+        models.append(model)
+    assert histories[0] == histories[1]
+    assert same_weights(*models)
+
+
+def loop_used(corpus, monkeypatch, config, kind="bigram", **extras) -> str:
+    """The name of the loop ``train`` runs a ``kind`` model and ``config`` with."""
+    called = []
+    for name in ("plain_loop", "full_loop"):
+        monkeypatch.setattr(training, name, lambda *args, name=name: called.append(name) or History())
+    model = make_model(kind, corpus.tokenizer.vocab_size, config)
+    train(model, corpus.train, corpus.val, config, **extras)
+    return called[0]
+
+
+def test_the_loop_the_bigram_chapter_shows_trains_part_ii_and_the_ladder(corpus, monkeypatch):
+    shown = {name for module, name in included_objects(ROOT / "book" / "bigram.md") if module == "training"}
+    assert shown == {"plain_loop"}
+    runs = book_runs()
+    for name in ["bigram", "attention", *(name for name in LADDER if name != "lecture")]:
+        assert loop_used(corpus, monkeypatch, runs[name].config, runs[name].kind) == "plain_loop", name
+    assert loop_used(corpus, monkeypatch, RECIPE_GPT.config, RECIPE_GPT.kind) == "full_loop"
+
+
+def test_what_only_the_full_loop_does_goes_to_it(corpus, monkeypatch, tmp_path):
+    for change in (
+        "warmup_iters",
+        "grad_clip",
+        "min_lr_ratio",
+        "beta2",
+        "weight_decay",
+        "decay_matrices_only",
+    ):
+        value = {
+            "warmup_iters": 10,
+            "grad_clip": 1.0,
+            "min_lr_ratio": 0.1,
+            "beta2": 0.99,
+            "weight_decay": 0.1,
+        }
+        config = replace(SHORT, **{change: value.get(change, True)})
+        assert loop_used(corpus, monkeypatch, config) == "full_loop", change
+    assert loop_used(corpus, monkeypatch, SHORT, progress=lambda _: None) == "full_loop"
+    assert loop_used(corpus, monkeypatch, SHORT, save_to=tmp_path) == "full_loop"
+    assert loop_used(corpus, monkeypatch, SHORT, engine=Engine(dtype="bfloat16")) == "full_loop"
