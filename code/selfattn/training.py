@@ -109,18 +109,22 @@ def evaluate(
 
 
 def plain_loop(
-    model: nn.Module, train_data: torch.Tensor, val_data: torch.Tensor, config: TrainConfig
+    model: nn.Module,
+    train_data: torch.Tensor,
+    val_data: torch.Tensor,
+    config: TrainConfig,
 ) -> History:
-    """Train ``model`` with AdamW: four moves a step, and both splits' loss now and then."""
-    generator = torch.Generator().manual_seed(config.seed)  # the same batches on every run
+    """Train ``model`` with AdamW: four moves a step, and an evaluation now and then."""
+    generator = torch.Generator().manual_seed(config.seed)  # the same batches every run
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate, fused=True)
     history = History()
     model.train()
-    for step in announced(range(config.max_iters), config.eval_interval):  # a long run says so
+    for step in announced(range(config.max_iters), config.eval_interval):
         if step % config.eval_interval == 0:
             evaluate(model, train_data, val_data, config, step, history)
-        xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
-        _, loss = model(xb, yb)  # 1. forward and 2. loss: how wrong the model is on this batch
+        # xb: B rows of T ids; yb: the id that follows each of them; (B, T) each
+        xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)
+        _, loss = model(xb, yb)  # 1. forward and 2. loss: how wrong it is on this batch
         optimizer.zero_grad(set_to_none=True)  # forget the last step's gradients
         loss.backward()  # 3. backward: which way each parameter should move
         optimizer.step()  # 4. step: move every parameter a little that way
@@ -179,7 +183,7 @@ def full_loop(
     callback, and an engine that may be several processes, another device or dtype."""
     generator = torch.Generator().manual_seed(config.seed)
     optimizer = make_optimizer(model, config)  # AdamW, with the recipe's groups and beta2
-    net, world = engine.prepare(model, config.seed), engine.world  # net: what the steps call
+    net, world = engine.prepare(model, config.seed), engine.world  # net: what steps call
     device = next(model.parameters()).device
     history, start = History(), 0
     if resume is not None:  # go on where the checkpoint stopped
@@ -188,7 +192,7 @@ def full_loop(
     started = time.perf_counter()
 
     def evaluate_and_save(step: int) -> None:
-        """Evaluate at ``step`` (unless a resumed run did), then save a checkpoint if asked."""
+        """Evaluate at ``step`` (unless a resumed run did); save a checkpoint if asked."""
         if step in history.steps:
             return
         evaluate(model, train_data, val_data, config, step, history)
@@ -209,10 +213,11 @@ def full_loop(
         if evaluating:
             evaluate_and_save(step)
         report(step, evaluating)
-        xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)  # (B, T)
-        xb, yb = world.share(xb), world.share(yb)  # (B / processes, T): this process's rows
+        # (B, T) each, then (B / processes, T): this process's rows of the batch
+        xb, yb = get_batch(train_data, config.batch_size, config.block_size, generator)
+        xb, yb = world.share(xb), world.share(yb)
         _, loss = net(xb.to(device), yb.to(device))
-        norm = take_step(model, optimizer, loss, config, step)  # the recipe's rate and clipping
+        norm = take_step(model, optimizer, loss, config, step)  # the recipe's step
         if norm is not None:
             history.grad_norm.append(norm)
         history.batch_loss.append(world.average(loss))  # the whole batch's loss
