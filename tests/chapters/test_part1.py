@@ -3,21 +3,27 @@ and on the built pages."""
 
 from __future__ import annotations
 
+import inspect
 import re
+import textwrap
 from collections import Counter
 from pathlib import Path
 
 import pytest
 import torch
 import torch.nn as nn
+import yaml
 
-from selfattn import AttentionLanguageModel, Head, get_batch, gpt2_tokenizer
+from bookbuild import ROOT
+from selfattn import AttentionLanguageModel, get_batch, gpt2_tokenizer
 from selfattn.batches import split_train_val
 from selfattn.corpus import load_corpus
-from selfattn.data import load_text
+from selfattn.data import TINY_SHAKESPEARE, fetch, load_text
 from selfattn.models import generate
 from selfattn.tokenizers import CharTokenizer
 from tests.helpers import chapter, code_blocks, figure_alts, shows_source
+
+TEXT_TO_VECTORS = ROOT / "book" / "text-to-vectors.md"
 
 FLOAT_INDEX_ERROR = (
     "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
@@ -48,20 +54,74 @@ def test_characters_keep_every_table_row_trained_and_gpt2_does_not(corpus, gpt2)
     assert sum(n < 5 for n in gpt2_counts.values()) == 7_144
 
 
-def test_attention_without_positions_cannot_tell_word_order(gpt2):
+def test_an_average_cannot_tell_word_order_and_positions_let_a_weighted_sum_tell_it(gpt2):
     a = gpt2.encode("The dog bites the man today")
     b = gpt2.encode("The man bites the dog today")
     assert a != b and sorted(a) == sorted(b) and a[-1] == b[-1]
-    torch.manual_seed(123)
+    torch.manual_seed(123)  # as the chapter draws its token table, then its position table
     tok_table = nn.Embedding(gpt2.n_vocab, 6)
-    pos = nn.Embedding(6, 6)(torch.arange(6))
-    torch.manual_seed(0)
-    head = Head(n_embd=6, head_size=4, block_size=6)
-    with torch.no_grad():
-        out_a, out_b = (head(tok_table(torch.tensor([ids]))) for ids in (a, b))
-        assert torch.allclose(out_a[0, -1], out_b[0, -1], atol=1e-6)
-        out_a, out_b = (head(tok_table(torch.tensor([ids])) + pos) for ids in (a, b))
-        assert (out_a[0, -1] - out_b[0, -1]).abs().max() > 1e-2
+    tok_a, tok_b = (tok_table(torch.tensor(ids)).detach() for ids in (a, b))
+    torch.manual_seed(123)
+    pos = nn.Embedding(6, 6)(torch.arange(6)).detach()
+
+    def weighted_sum(x: torch.Tensor) -> torch.Tensor:  # shares from each row's match with the last
+        return torch.softmax(x @ x[-1], dim=0) @ x
+
+    def gap(u: torch.Tensor, v: torch.Tensor) -> float:
+        return (u - v).abs().max().item()
+
+    assert gap(tok_a.mean(dim=0), tok_b.mean(dim=0)) < 1e-6, "the same tokens, the same average"
+    assert gap((tok_a + pos).mean(dim=0), (tok_b + pos).mean(dim=0)) < 1e-6, "positions move both alike"
+    assert gap(weighted_sum(tok_a), weighted_sum(tok_b)) < 1e-6, "weights from the vectors alone"
+    assert gap(weighted_sum(tok_a + pos), weighted_sum(tok_b + pos)) > 1e-2, "with positions, they differ"
+
+
+def test_reading_the_file_gives_the_corpus_and_its_vocabulary(corpus):
+    with open(fetch(TINY_SHAKESPEARE), encoding="utf-8") as f:
+        text = f.read()
+    assert text == corpus.text == load_text()
+    assert sorted(set(text)) == corpus.tokenizer.chars
+
+
+# The package's code that "From text to vectors" shows only in part: (object, first line, last
+# line), as its literalinclude's :start-at: and :end-at: pick them.
+EXCERPTS = [
+    (AttentionLanguageModel.forward, "T = idx.shape[1]", "x = tok_emb + pos_emb"),
+    (generate, "# crop to the context window", "idx_cond = idx[:, -model.block_size :]"),
+]
+
+
+def _excerpt(obj, first: str, last: str) -> str:
+    """The lines of ``obj``'s source from the one holding ``first`` to the next holding ``last``,
+    flush left: what literalinclude shows with ``:pyobject:``, ``:start-at:``, ``:end-at:`` and
+    ``:dedent:``."""
+    lines = inspect.getsource(obj).splitlines()
+    start = next(i for i, line in enumerate(lines) if first in line)
+    end = next(i for i, line in enumerate(lines) if i >= start and last in line)
+    return textwrap.dedent("\n".join(lines[start : end + 1]))
+
+
+def test_text_to_vectors_excerpts_pick_unique_lines_of_the_package():
+    pattern = (
+        r"```\{literalinclude\} \.\./code/selfattn/(\w+)\.py\n:pyobject: ([\w.]+)\n"
+        r":start-at: (.+)\n:end-at: (.+)\n:dedent: (\d+)\n"
+    )
+    found = re.findall(pattern, TEXT_TO_VECTORS.read_text(encoding="utf-8"))
+    # MyST reads a directive's options as YAML: a quoted value is the text inside the quotes
+    picked = [
+        (module, name, yaml.safe_load(start), yaml.safe_load(end)) for module, name, start, end, _ in found
+    ]
+    assert picked == [
+        (obj.__module__.rsplit(".", 1)[1], obj.__qualname__, first, last) for obj, first, last in EXCERPTS
+    ]
+    for (obj, first, last), (*_, dedent) in zip(EXCERPTS, found, strict=True):
+        lines = inspect.getsource(obj).splitlines()
+        assert [sum(text in line for line in lines) for text in (first, last)] == [1, 1], obj.__qualname__
+        start = next(i for i, line in enumerate(lines) if first in line)
+        end = next(i for i, line in enumerate(lines) if last in line)
+        assert 0 < start <= end < len(lines) - 1, f"{obj.__qualname__}: a part, not the whole"
+        indent = min(len(line) - len(line.lstrip()) for line in lines[start : end + 1] if line.strip())
+        assert indent == int(dedent), f"{obj.__qualname__}: :dedent: makes the excerpt flush left"
 
 
 # --- the built pages ------------------------------------------------------------------------------------
@@ -85,15 +145,14 @@ def _printed(path: Path, label: str) -> str:
 
 
 # What each check in "From text to vectors" prints, as the prose around it says: calling the
-# embedding is indexing its table, the two sentences are the same tokens, the head gives both the
-# same vector at ' today' but not at ' dog' / ' man', X is tok + pos, yb is xb moved by one.
+# embedding is indexing its table, the two sentences are the same tokens, X is tok + pos, the
+# file's distinct characters are the tokenizer's vocabulary, yb is xb moved by one.
 TEXT_TO_VECTORS_CHECKS = {
     "token_embedding(ids) equals token_embedding.weight[ids]:": "True",
     "same tokens:": "True",
-    "the same (up to float rounding):": "True",
-    "at ' dog' / ' man', the same:": "False",
     "X[0] equals tok[0] + pos[0]:": "True",
     "every entry:": "True",
+    "the same as the corpus's tokenizer:": "True",
     "yb is xb moved one to the left:": "True",
 }
 
@@ -121,8 +180,10 @@ def test_prerequisites_page_shows_its_computed_numbers_and_errors(built_book):
 
 
 @pytest.mark.book
-def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
+def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book, corpus):
     path, text = chapter(built_book, "text-to-vectors")
+    megabytes, lines = len(corpus.text.encode("utf-8")) / 1e6, corpus.text.count("\n")
+    assert f"one plain text file of about {megabytes:.1f} MB: {lines:,} lines" in text
     assert "[7120, 7002, 4940, 351, 530, 2239]" in text
     assert '"Your" is token 7120' in text
     assert "vocabulary of 50,257 tokens" in text
@@ -133,7 +194,12 @@ def test_text_to_vectors_page_shows_ids_errors_and_numbers(built_book):
     assert FLOAT_INDEX_ERROR in text
     assert "IndexError: index out of range in self" in text
     assert "asks the model for 32 predictions" in text
-    assert _number_after(text, "differ (by up to") > 0.01
+    # the averages and the weighted sum without positions agree up to rounding; with them, not
+    for same in ["largest difference:", "keeps the largest difference:", "plain average, with positions:"]:
+        assert _number_after(text, same) < 1e-6, same
+    assert _number_after(text, "weighted sum, no positions:") < 1e-6
+    assert _number_after(text, "weighted sum, with positions:") > 0.01
+    assert _number_after(text, "the two weighted sums differ, by up to") > 0.01
     alts = figure_alts(path)
     assert len(alts) == 4 and all(len(alt) > 40 for alt in alts)
 
@@ -148,9 +214,15 @@ def test_text_to_vectors_checks_print_what_the_chapter_says_they_print(built_boo
 @pytest.mark.book
 def test_text_to_vectors_page_shows_the_data_preparation_as_the_package_has_it(built_book, corpus):
     path, text = chapter(built_book, "text-to-vectors")
-    shown = [CharTokenizer, load_text, load_corpus, split_train_val, get_batch]
-    shown += [AttentionLanguageModel.forward, generate]
+    shown = [CharTokenizer, load_corpus, split_train_val, get_batch]
     assert [obj.__qualname__ for obj in shown if not shows_source(path, obj)] == []
+    blocks = [block.strip() for block in code_blocks(path)]
+    excerpts = [(obj, _excerpt(obj, first, last).strip()) for obj, first, last in EXCERPTS]
+    assert [obj.__qualname__ for obj, excerpt in excerpts if excerpt not in blocks] == []
+    whole = [load_text, AttentionLanguageModel.forward, generate]
+    assert [obj.__qualname__ for obj in whole if shows_source(path, obj)] == [], "only the lines it explains"
+    assert any('with open(path, encoding="utf-8") as f:' in block for block in blocks)
+    assert any("chars = sorted(set(text))" in block for block in blocks)
     share = len(corpus.train) / (len(corpus.train) + len(corpus.val))
     assert f"The first {share:.0%} of the ids, {len(corpus.train):,} of them, are for training." in text
     assert text.index("class CharTokenizer") < text.index("That is the whole vocabulary")
