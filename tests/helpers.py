@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 from packaging.utils import canonicalize_name
 
 from _ext.content.katex_math import node_binary
@@ -30,6 +31,18 @@ PDF, PDF_ZH = built_pdf("en"), built_pdf("zh_CN")
 # a quick run, with the "bigram" line halfway down its validation curve so that the curve crosses it.
 FIGURE_RUN = TrainConfig(learning_rate=1e-2, max_iters=200, eval_interval=50, eval_iters=10)
 FIGURE_BIGRAM = "(history.val_loss[0] + history.final_val) / 2"
+
+
+def part_chapters(*captions: str) -> list[str]:
+    """The pages of the parts whose captions start with ``captions`` ("Part I:"), as
+    ``book/name``, in the book's order."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    parts = [part for part in toc["parts"] if part.get("caption", "").startswith(captions)]
+    assert [part["caption"].split(":")[0] + ":" for part in parts] == list(captions), (
+        f"{captions} in _toc.yml"
+    )
+    return [entry["file"] for part in parts for entry in part["chapters"]]
+
 
 # Positions in the toy sentence "Your journey starts with one step".
 YOUR, JOURNEY, STARTS = 0, 1, 2

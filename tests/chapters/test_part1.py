@@ -4,6 +4,7 @@ and on the built pages."""
 from __future__ import annotations
 
 import inspect
+import math
 import re
 import textwrap
 from collections import Counter
@@ -54,7 +55,9 @@ def test_characters_keep_every_table_row_trained_and_gpt2_does_not(corpus, gpt2)
     assert sum(n < 5 for n in gpt2_counts.values()) == 7_144
 
 
-def test_an_average_cannot_tell_word_order_and_positions_let_a_weighted_sum_tell_it(gpt2):
+def _two_orders(gpt2) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The token vectors of "The dog bites the man today" and of "The man bites the dog today",
+    and the position vectors, drawn as "From text to vectors" draws them."""
     a = gpt2.encode("The dog bites the man today")
     b = gpt2.encode("The man bites the dog today")
     assert a != b and sorted(a) == sorted(b) and a[-1] == b[-1]
@@ -63,13 +66,21 @@ def test_an_average_cannot_tell_word_order_and_positions_let_a_weighted_sum_tell
     tok_a, tok_b = (tok_table(torch.tensor(ids)).detach() for ids in (a, b))
     torch.manual_seed(123)
     pos = nn.Embedding(6, 6)(torch.arange(6)).detach()
+    return tok_a, tok_b, pos
 
-    def weighted_sum(x: torch.Tensor) -> torch.Tensor:  # shares from each row's match with the last
-        return torch.softmax(x @ x[-1], dim=0) @ x
 
-    def gap(u: torch.Tensor, v: torch.Tensor) -> float:
-        return (u - v).abs().max().item()
+def weighted_sum(x: torch.Tensor) -> torch.Tensor:
+    """The chapter's barest weighted sum: shares from each row's match with the last row."""
+    return torch.softmax(x @ x[-1], dim=0) @ x
 
+
+def gap(u: torch.Tensor, v: torch.Tensor) -> float:
+    """The largest difference, entry by entry, signs dropped."""
+    return (u - v).abs().max().item()
+
+
+def test_an_average_cannot_tell_word_order_and_positions_let_a_weighted_sum_tell_it(gpt2):
+    tok_a, tok_b, pos = _two_orders(gpt2)
     assert gap(tok_a.mean(dim=0), tok_b.mean(dim=0)) < 1e-6, "the same tokens, the same average"
     assert gap((tok_a + pos).mean(dim=0), (tok_b + pos).mean(dim=0)) < 1e-6, "positions move both alike"
     assert gap(weighted_sum(tok_a), weighted_sum(tok_b)) < 1e-6, "weights from the vectors alone"
@@ -227,3 +238,78 @@ def test_text_to_vectors_page_shows_the_data_preparation_as_the_package_has_it(b
     assert f"The first {share:.0%} of the ids, {len(corpus.train):,} of them, are for training." in text
     assert text.index("class CharTokenizer") < text.index("That is the whole vocabulary")
     assert text.index("def load_corpus") < text.index("def split_train_val") < text.index("def get_batch")
+
+
+def _fit_line(zero_grad: bool) -> list[float]:
+    """The losses of the chapter's line fit: its data, its model, its 60 steps of SGD at 0.1."""
+    data_gen = torch.Generator().manual_seed(0)
+    x = torch.linspace(-1, 1, 20).unsqueeze(1)
+    y = 2 * x + 1 + 0.2 * torch.randn(20, 1, generator=data_gen)
+    torch.manual_seed(0)
+    line = nn.Linear(1, 1)
+    optimizer = torch.optim.SGD(line.parameters(), lr=0.1)
+    losses = []
+    for _ in range(60):
+        loss = nn.functional.mse_loss(line(x), y)
+        if zero_grad:
+            optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
+
+
+@pytest.mark.book
+def test_prerequisites_quick_questions_answer_with_the_computed_numbers(built_book):
+    _, text = chapter(built_book, "prerequisites")
+    # the hand-made table's chances along each sentence: the, cat/dog, sat, on, the, mat, .
+    p_cat, p_dog = math.prod([0.4, 0.6, 0.5, 1.0, 0.2, 1.0]), math.prod([0.4, 0.3, 0.5, 1.0, 0.2, 1.0])
+    assert p_dog == pytest.approx(p_cat / 2)
+    assert f"{p_dog:.3f}, half as much." in text
+    cat, dog = torch.tensor([0.9, 0.1]), torch.tensor([0.85, 0.2])
+    cosines = [nn.functional.cosine_similarity(cat, d, dim=0).item() for d in (dog, 2 * dog)]
+    assert f"{cosines[0]:.3f}" == f"{cosines[1]:.3f}"
+    assert f"{cosines[1]:.3f}, the same as before." in text
+    lin = nn.Linear(32, 16)
+    shape, weight = tuple(lin(torch.zeros(4, 8, 32)).shape), tuple(lin.weight.shape)
+    n_params = sum(p.numel() for p in lin.parameters())
+    assert shape == (4, 8, 16) and weight == (16, 32) and n_params == 32 * 16 + 16
+    assert f"{shape}: the layer changes only the last axis" in text
+    assert f"It holds {n_params} parameters: a weight of shape {weight}" in text
+    with_it, without = _fit_line(zero_grad=True), _fit_line(zero_grad=False)
+    assert without[-1] > with_it[-1]
+    assert (
+        f"After {len(with_it)} steps the loss was {without[-1]:.3f} without zero_grad, "
+        f"against {with_it[-1]:.3f} with it"
+    ) in text
+    shares = torch.softmax(torch.tensor([2.0, 1.0, 0.1]), dim=-1).tolist()
+    assert "give the shares {:.3f}, {:.3f} and {:.3f}.".format(*shares) in text
+    doubled = torch.softmax(torch.tensor([4.0, 2.0, 0.2]), dim=-1)[0].item()
+    assert doubled > shares[0]
+    assert f"sharper: the largest share grows to {doubled:.3f}" in text
+
+
+@pytest.mark.book
+def test_text_to_vectors_quick_questions_answer_with_the_computed_numbers(built_book, corpus, gpt2):
+    _, text = chapter(built_book, "text-to-vectors")
+    chars, n_vocab = corpus.tokenizer.vocab_size, gpt2.n_vocab
+    unused = n_vocab - len(set(gpt2.encode(corpus.text)))
+    assert (
+        f"A bigram table holds {chars * chars:,} numbers for the {chars} characters but "
+        f"{n_vocab * n_vocab:,} for GPT-2's vocabulary, and {unused:,} of GPT-2's ids never occur"
+    ) in text
+    tok_a, tok_b, pos = _two_orders(gpt2)
+    assert gap(tok_a.mean(dim=0), tok_b.mean(dim=0)) < 1e-6
+    assert f"the two differ by up to {gap(weighted_sum(tok_a + pos), weighted_sum(tok_b + pos)):.3f}" in text
+    xb, yb = get_batch(corpus.train, 4, 8, torch.Generator().manual_seed(1337))
+    assert xb.shape == yb.shape == (4, 8)
+    assert f"Both are {tuple(xb.shape)}, that is (B, T)" in text
+    assert f"so the batch asks for {xb.numel()} predictions at once" in text
+    torch.manual_seed(1337)
+    model = AttentionLanguageModel(chars, block_size=8)
+    with torch.no_grad():
+        logits, _ = model(torch.zeros((1, 5), dtype=torch.long))
+        with pytest.raises(IndexError):
+            model(torch.zeros((1, 9), dtype=torch.long))
+    assert tuple(logits.shape) == (1, 5, chars)
+    assert f"(1, 5, vocab_size): one sequence, five positions, and {logits.shape[-1]} scores at each" in text

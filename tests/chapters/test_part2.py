@@ -38,6 +38,7 @@ from selfattn.checks import (
     head_with,
 )
 from selfattn.models import next_token_loss
+from selfattn.training import estimate_loss
 from tests.helpers import chapter, code_blocks, figure_alts, shows_source
 
 V = 65
@@ -324,3 +325,124 @@ def test_write_it_yourself_pages_show_each_slip_named_and_each_solution_passing(
     if name == "six-steps":
         for buggy in (buggy_mask, buggy_scores):
             assert shows_source(path, buggy), f"the page shows {buggy.__name__} as the package has it"
+
+
+# --- Quick questions: the answers' numbers on the pages ------------------------------------------------
+
+
+def counted_bigram_table(ids: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities of each next character given the current one, counted in ``ids`` (+1 each)."""
+    counts = torch.ones(V, V).index_put_((ids[:-1], ids[1:]), torch.ones(len(ids) - 1), accumulate=True)
+    return (counts / counts.sum(dim=1, keepdim=True)).log()
+
+
+def pair_loss(log_probs: torch.Tensor, ids: torch.Tensor) -> float:
+    """Mean of -log p(next | current) over every neighbouring pair in ``ids``."""
+    return -log_probs[ids[:-1], ids[1:]].mean().item()
+
+
+@pytest.mark.book
+def test_bigram_quick_questions_answer_with_the_computed_numbers(built_book, corpus, bigram):
+    _, text = chapter(built_book, "bigram")
+    xb, yb = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(0))
+    model, _ = bigram
+    logits, _ = model(xb)
+    assert f"The logits are {tuple(logits.shape)}: a score for each of the {V} characters" in text
+    assert f"lays them out as {xb.numel()} rows of {V} scores, one row for each question" in text
+    assert f"is {math.log(V):.2f}, the loss of a model that gives all {V} characters the same" in text
+    torch.manual_seed(BIGRAM.seed)
+    _, untrained_loss = BigramLanguageModel(V)(xb, yb)
+    assert untrained_loss > math.log(V), "worse than guessing"
+    assert f"The untrained model scored {untrained_loss.item():.2f} because its table" in text
+    counted = pair_loss(counted_bigram_table(corpus.train), corpus.val)
+    trained = pair_loss(model.token_embedding_table.weight.detach().log_softmax(dim=-1), corpus.val)
+    gap = abs(counted - trained)
+    assert gap < 0.01, "training finds the counted table"
+    assert (
+        f"scores {counted:.3f} on the validation text, within {gap:.3f} of the trained model's "
+        f"{trained:.3f}: training has already found" in text
+    )
+    n_params = sum(p.numel() for p in model.parameters())
+    assert n_params == V * V
+    assert f"{n_params:,}, the ({V}, {V}) table of nn.Embedding." in text
+
+
+@pytest.mark.book
+def test_six_steps_quick_questions_answer_with_the_computed_numbers(built_book, corpus, newborn, val_rows):
+    _, text = chapter(built_book, "six-steps")
+    tril = newborn.sa_head.tril
+    uniform = torch.zeros(8, 8).masked_fill(tril == 0, float("-inf")).softmax(dim=-1)
+    assert torch.allclose(uniform[2, :3], torch.tensor(1 / 3)) and (uniform[2, 3:] == 0).all()
+    assert f"Three equal weights of {uniform[2, 0]:.2f}, one third each, at columns 0, 1 and 2" in text
+    xb, _ = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(0))
+    st = model_stages(newborn, xb[:4])
+    assert f"wei is {tuple(st.wei.shape)}: for each sequence" in text
+    assert f"out is {tuple(st.out.shape)}, that is (B, T, head_size)" in text
+    scores = model_stages(newborn, val_rows)
+    m_raw, _, _ = peakiness(scores.raw[:, -1, :])
+    m_scaled, _, _ = peakiness(scores.scaled[:, -1, :])
+    assert m_raw > 0.5 > m_scaled, "without the scale most of a row sits on one position"
+    assert (
+        f"averaged {m_raw:.2f} without the scale, most of the row on one position, "
+        f"and {m_scaled:.2f} with it" in text
+    )
+    king = model_stages(newborn, torch.tensor([corpus.tokenizer.encode(TEXT)]))
+    assert torch.allclose(king.out[0, 0], king.v[0, 0])
+    assert f"its row of wei is one-hot, a single weight of {king.wei[0, 0, 0]:.1f}. out[5] is a blend" in text
+    assert "Only the loss. The queries, keys and values are made from the inputs xb alone" in text
+
+
+@pytest.mark.book
+def test_attention_model_quick_questions_answer_with_the_computed_numbers(
+    built_book, corpus, newborn, trained, bigram
+):
+    _, text = chapter(built_book, "attention-model")
+    xb, yb = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(0))
+    logits, loss = newborn(xb, yb)
+    rows = logits.shape[0] * logits.shape[1]
+    assert f"({rows}, {V}) and ({rows},): 32 sequences of 8 positions make {rows} separate questions" in text
+    assert f"its logits spread by only {logits.std():.2f} and softmax gives" in text
+    assert f"its loss, {loss.item():.3f}, is close to {math.log(V):.3f}, the loss of an even guess" in text
+    attention_val, bigram_val = trained[2].final_val, bigram[1].final_val
+    gain = bigram_val - attention_val
+    assert f"Lower by {gain:.3f}: {attention_val:.3f} against {bigram_val:.3f}." in text
+    estimates = [
+        estimate_loss(bigram[0], corpus.val, BIGRAM, torch.Generator().manual_seed(seed))
+        for seed in range(20)
+    ]
+    low, high = min(estimates), max(estimates)
+    assert gain > 3 * (high - low), "the gain is several times the estimates' spread"
+    assert f"gave losses from {low:.3f} to {high:.3f}; the gain is several times that spread" in text
+    head_out = newborn.sa_head(torch.zeros(2, 8, 32))
+    assert tuple(head_out.shape) == (2, 8, ATTENTION.head_size)
+    assert "x = self.sa_head(x), which calls Head.forward: it takes (B, T, n_embd) and returns" in text
+
+
+@pytest.mark.book
+def test_parameters_quick_questions_answer_with_the_computed_numbers(
+    built_book, corpus, newborn, trained, val_rows
+):
+    _, text = chapter(built_book, "parameters")
+    counts = {name: p.numel() for name, p in newborn.named_parameters()}
+    total, bias = sum(counts.values()), counts["lm_head.bias"]
+    assert (
+        f"{total:,}, in {len(counts)} tensors. The one easiest to forget is lm_head.bias, "
+        f"{bias} numbers in a tensor with a name of its own" in text
+    )
+    model, _, _ = trained
+    xb, _ = get_batch(corpus.train, 32, 8, torch.Generator().manual_seed(0))
+    short = model_stages(model, xb[:1, :3])
+    assert f"q is {tuple(short.q.shape)} and wei is {tuple(short.wei.shape)}: intermediates take" in text
+    assert f"the same {total:,} numbers serve every input" in text
+    one, four = (n * sum(p.numel() for p in Head(32, hs, 8).parameters()) for n, hs in [(1, 32), (4, 8)])
+    assert one == four
+    assert f"Neither: both have {one:,}." in text
+    recent = {
+        when: model_stages(m, val_rows).wei[:, -1, -2:].sum(dim=-1).mean().item()
+        for when, m in [("before", newborn), ("after", model)]
+    }
+    assert recent["after"] > recent["before"]
+    assert (
+        f"the last two positions take {recent['after']:.0%} of the last row's weight, averaged over 256 "
+        f"validation sequences, against {recent['before']:.0%} before" in text
+    )

@@ -346,6 +346,49 @@ def test_exercise_solutions_follow_their_exercise(pdf):
     assert [(kind, norm(t)) for kind, t in shown] == [(kind, norm(t)) for kind, t in expected]
 
 
+def answer_openings(docname: str) -> list[str]:
+    """The opening words of each quick question's answer on the site's page (plain words only:
+    code and maths are set otherwise in the PDF)."""
+    answers = re.findall(r'<details class="quick-answer">(.*?)</details>', html_page(docname), re.S)
+    texts = [
+        html.unescape(re.sub(r"<summary>.*?</summary>|<[^>]+>", " ", answer, flags=re.S))
+        for answer in answers
+    ]
+    return [
+        match.group()
+        for text in texts
+        if (match := re.match(r"[A-Za-z][A-Za-z ,']{24,}", " ".join(text.split())))
+    ]
+
+
+@pytest.mark.tex
+def test_quick_questions_are_asked_in_their_chapters_and_answered_at_the_back(pdf, built_book):
+    """Every answer of the site's quick questions is printed in the chapter of answers, under its
+    chapter's title, just before the glossary, and nowhere before it."""
+    marks = outline(pdf)
+    back = next(page for page, mark in marks if norm(mark) == "answers to the quick questions")
+    glossary = next(page for page, mark in marks if norm(mark) == norm(first_heading("book/glossary")))
+    assert back < glossary, "the answers come just before the glossary"
+    flat = lambda text: "".join(norm(text).replace("-", "").split())  # noqa: E731 (hyphenated line ends)
+    before, answers = (
+        flat(" ".join(pages(pdf)[: back - 1])),
+        flat(" ".join(pages(pdf)[back - 1 : glossary - 1])),
+    )
+    checked = 0
+    for chapter in chapters():
+        openings = answer_openings(chapter.docname)
+        if not openings:
+            continue
+        assert flat(chapter.title) in answers, f"{chapter.title!r} heads its answers"
+        for opening in openings:
+            assert flat(opening) in answers, f"{chapter.docname}: {opening!r} is not among the answers"
+            assert flat(opening) not in before, (
+                f"{chapter.docname}: {opening!r} is printed beside its question"
+            )
+            checked += 1
+    assert checked >= 15, f"only {checked} answers found to check"
+
+
 @pytest.mark.tex
 def test_bibliography_is_printed_once_at_the_end(pdf, built_book):
     labels = (

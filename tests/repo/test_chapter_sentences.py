@@ -8,21 +8,13 @@ from __future__ import annotations
 import re
 
 import pytest
-import yaml
 
 from bookbuild import ROOT
+from tests.helpers import part_chapters
 
 MARKER = "**In one sentence:**"
 SUMMARY = "## Summary"
 PARTS = ("Part I:", "Part II:", "Part III:", "Part IV:")
-
-
-def chapters() -> list[str]:
-    """The pages of the parts whose captions start with PARTS, as ``book/name``, in the book's order."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    parts = [part for part in toc["parts"] if part.get("caption", "").startswith(PARTS)]
-    assert [part["caption"].split(":")[0] + ":" for part in parts] == list(PARTS), "Parts I to IV in _toc.yml"
-    return [entry["file"] for part in parts for entry in part["chapters"]]
 
 
 def sentence_problems(source: str) -> list[str]:
@@ -49,7 +41,7 @@ def sentence_problems(source: str) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("docname", chapters())
+@pytest.mark.parametrize("docname", part_chapters(*PARTS))
 def test_a_chapter_ends_with_its_one_sentence(docname):
     problems = sentence_problems((ROOT / f"{docname}.md").read_text(encoding="utf-8"))
     assert not problems, f"{docname}.md: " + "; ".join(problems)

@@ -465,6 +465,25 @@ def test_a_solution_is_laid_out_when_opened_and_its_wide_code_scrolls_by_keyboar
     assert all(code["tabIndex"] == 0 for code in wide), f"wide code a keyboard cannot reach: {wide}"
 
 
+def test_a_quick_question_s_answer_shows_on_a_click_even_with_scripts_off(server, browser):
+    """Each quick question's answer is closed until the reader clicks "Answer", in both editions,
+    and needs no script: it is a ``<details>`` element."""
+    for edition, words in (("", "Answer"), ("zh/", "答案")):
+        context, _ = offline_context(browser, java_script_enabled=False)
+        try:
+            page = context.new_page()
+            page.goto(server.url(f"{edition}book/bigram.html"))
+            answers = page.locator("details.quick-answer")
+            assert answers.count() >= 3, f"{edition}bigram: fewer than three quick questions"
+            first = answers.first
+            assert first.locator("summary").inner_text().strip() == words
+            assert not first.locator("p").first.is_visible(), "an answer shows before it is asked for"
+            first.locator("summary").click()
+            assert first.locator("p").first.is_visible(), "a click on Answer does not show the answer"
+        finally:
+            context.close()
+
+
 TOOLTIP = """(button) => {
     const tip = getComputedStyle(button, "::after");
     return {display: tip.display, opacity: tip.opacity, content: tip.content};

@@ -42,6 +42,9 @@ WORDS = {
         " from commit {commit}": "，提交 {commit}",
         "Built {date}{commit}": "构建于 {date}{commit}",
         "Version": "版本",
+        "Question {number}": "第 {number} 题",
+        "Answer": "答案",
+        "Answers to the quick questions": "小测验答案",
     }
 }
 
