@@ -35,6 +35,7 @@ import pytest
 from fontTools.ttLib import TTFont
 from PIL import Image
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 
 from _ext.editions.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
 from benchmarks import lighthouse
@@ -476,10 +477,11 @@ def test_a_quick_question_s_answer_shows_on_a_click_even_with_scripts_off(server
             answers = page.locator("details.quick-answer")
             assert answers.count() >= 3, f"{edition}bigram: fewer than three quick questions"
             first = answers.first
-            assert first.locator("summary").inner_text().strip() == words
-            assert not first.locator("p").first.is_visible(), "an answer shows before it is asked for"
+            first.scroll_into_view_if_needed()  # laid out when near the screen (lazy-sections.css)
+            expect(first.locator("summary")).to_have_text(words)
+            expect(first.locator("p").first).to_be_hidden()  # not shown before it is asked for
             first.locator("summary").click()
-            assert first.locator("p").first.is_visible(), "a click on Answer does not show the answer"
+            expect(first.locator("p").first).to_be_visible()
         finally:
             context.close()
 
