@@ -126,6 +126,10 @@ class AnswersAtTheBack(SphinxPostTransform):
                 title = self.env.titles[chapter].astext()
                 back += nodes.rubric(title, title)
             node.parent.remove(node)
+            for link in node.findall(nodes.reference):  # a link within its page: name the page
+                target = link.get("refid") or link.get("refuri", "").removeprefix("#")
+                if target and not link.get("refuri", "#").lstrip("#"):
+                    link["refuri"] = f"%{chapter}#{target}"
             label = say(language, "Question {number}", number=asked["number"])
             entry = nodes.paragraph("", "", nodes.strong(label, label))
             back += entry

@@ -43,11 +43,14 @@ second
 """
 SECOND = """# Second chapter
 
+(sec-b)=
+## The mask
+
 ::::{question}
 Does the mask look ahead?
 
 :::{answer}
-Never.
+Never, as {ref}`sec-b` shows.
 :::
 ::::
 """
@@ -94,13 +97,15 @@ def test_the_pdf_asks_in_place_and_answers_at_the_back(tmp_path):
     body, back = tex.split(r"\chapter{Answers to the quick questions}")
     assert body.count(r"\begin{sphinxadmonition}{note}{Question 1}") == 2  # one in each chapter
     assert "What shape" in body and "Does the mask" in body
-    assert "positive" not in body and "Never." not in body, "no answer printed beside its question"
+    assert "positive" not in body and "Never," not in body, "no answer printed beside its question"
     assert (
         back.index("First chapter")
         < back.index("positive")
         < back.index("Second chapter")
-        < back.index("Never.")
+        < back.index("Never,")
     )
+    # a link to a section of the answer's own page still leads there from the back
+    assert r"\hyperref[\detokenize{index:sec-a}]" in back and r"\hyperref[\detokenize{second:sec-b}]" in back
     assert re.findall(r"\\sphinxstylestrong\{(Question \d)\}", back) == [
         "Question 1",
         "Question 2",
@@ -112,7 +117,7 @@ def test_the_pdf_can_answer_before_a_page_of_the_back_matter(tmp_path):
     result = build(tmp_path, "latex", conf="quick_questions_answers_before = 'second'\n")
     assert result.returncode == 0, result.stderr
     tex = (tmp_path / "latex" / "quiz.tex").read_text()
-    assert tex.index("Answers to the quick questions") < tex.index("Never.") < tex.index("Does the mask")
+    assert tex.index("Answers to the quick questions") < tex.index("Never,") < tex.index("Does the mask")
 
 
 def test_the_chinese_edition_names_questions_and_answers_in_chinese(tmp_path):
@@ -122,9 +127,7 @@ def test_the_chinese_edition_names_questions_and_answers_in_chinese(tmp_path):
 
 
 def test_a_question_without_its_answer_last_stops_the_build(tmp_path):
-    unanswered = FIRST.replace(":::{answer}\nNever.\n:::\n", "").replace(
-        ":::{answer}\n`(B, T, 65)`: see {ref}`sec-a`.\n:::\n", ""
-    )
+    unanswered = FIRST.replace(":::{answer}\n`(B, T, 65)`: see {ref}`sec-a`.\n:::\n", "")
     result = build(tmp_path, "html", first=unanswered)
     assert result.returncode != 0
     assert "a {question} holds its text, then one {answer} block, last" in result.stderr
