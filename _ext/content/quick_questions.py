@@ -127,9 +127,11 @@ class AnswersAtTheBack(SphinxPostTransform):
                 back += nodes.rubric(title, title)
             node.parent.remove(node)
             for link in node.findall(nodes.reference):  # a link within its page: name the page
-                target = link.get("refid") or link.get("refuri", "").removeprefix("#")
-                if target and not link.get("refuri", "#").lstrip("#"):
-                    link["refuri"] = f"%{chapter}#{target}"
+                uri = link.get("refuri", "")
+                if link.get("refid") and not uri:
+                    link["refuri"] = f"%{chapter}#{link['refid']}"
+                elif uri.startswith("#"):
+                    link["refuri"] = f"%{chapter}{uri}"
             label = say(language, "Question {number}", number=asked["number"])
             entry = nodes.paragraph("", "", nodes.strong(label, label))
             back += entry
