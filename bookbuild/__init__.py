@@ -26,6 +26,8 @@ CELL_TIMEOUT, ALLOW_ERRORS = EXECUTE["timeout"], EXECUTE["allow_errors"]
 RUNS = ROOT / "_build" / "runs"
 # The gettext build (`make translations`): the English messages, extracted with their own doctrees.
 MESSAGES = ROOT / "_build" / "messages"
+# The chapters' text alone, extracted without executing the book (``bookbuild.catalogs current``).
+PROSE_MESSAGES = ROOT / "_build" / "prose-messages"
 # PDF_NAME: the PDF editions' file name, as latex_documents' targetname names it.
 PDF_NAME = Path(yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["latex"]["latex_documents"]["targetname"])
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import yaml
 from jupyter_book.cli.main import main as jupyter_book
 
-from bookbuild import CONFIG, MESSAGES, ROOT, pdf_build
+from bookbuild import CONFIG, MESSAGES, PROSE_MESSAGES, ROOT, pdf_build
 from bookbuild.execute import BOOK_TOC, CACHE, chapters, execute
 from bookbuild.optimize import optimize
 
@@ -48,9 +48,10 @@ def _option(argv: list[str], name: str) -> str | None:
     return value
 
 
-def config_for(output: Path, language: str | None, pdf: bool = False) -> Path:
-    """``_config.yml`` for a build into ``output``: reading the book's execution cache, loading
-    the extensions from the repository, and in ``language``; written into ``output``.
+def config_for(output: Path, language: str | None, pdf: bool = False, execute: bool = True) -> Path:
+    """``_config.yml`` for a build into ``output``: reading the book's execution cache (or, not
+    ``execute``, no chapter's outputs at all), loading the extensions from the repository, and in
+    ``language``; written into ``output``.
 
     For a ``pdf`` build, ``numfig_secnum_depth`` is 2 from the start: sphinx-jupyterbook-latex
     sets it so when it makes the table of contents' parts LaTeX parts, after Sphinx has loaded the
@@ -58,6 +59,8 @@ def config_for(output: Path, language: str | None, pdf: bool = False) -> Path:
     """
     config = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
     config["execute"]["cache"] = str(CACHE)
+    if not execute:
+        config["execute"]["execute_notebooks"] = "off"
     sphinx = config["sphinx"]
     # jupyter-book finds a local extension's folder from the config file's own folder
     sphinx["local_extensions"] = {name: str(ROOT / path) for name, path in sphinx["local_extensions"].items()}
@@ -104,10 +107,24 @@ def main(argv: Sequence[str]) -> None:
         shutil.copytree(written, site)
 
 
-def sphinx(options: list[str]) -> None:
-    """``jupyter-book build`` of the book with ``options``, docutils set by ``docutils.conf``."""
+def sphinx(options: list[str], root: Path = ROOT) -> None:
+    """``jupyter-book build`` of the book at ``root`` with ``options``, docutils set by
+    ``docutils.conf``."""
     os.environ["DOCUTILSCONFIG"] = str(DOCUTILS_CONFIG)
-    jupyter_book(["build", str(ROOT), *options], standalone_mode=False)
+    jupyter_book(["build", str(root), *options], standalone_mode=False)
+
+
+def extract_prose(output: Path = PROSE_MESSAGES, root: Path = ROOT, toc: Path | None = None) -> Path:
+    """The English messages of the chapters' text, extracted from the book at ``root`` into
+    ``output`` without executing a chapter; return the folder of their templates (``.pot``).
+
+    Every message but those of the chapters' outputs (a figure's words, a glued alt text), which
+    only the executed book has: ``make translations`` extracts those too.
+    """
+    config = config_for(output, None, execute=False)
+    options = ["--path-output", str(output), "--config", str(config), "--builder", "custom"]
+    sphinx([*options, "--custom-builder", "gettext", *(["--toc", str(toc)] if toc else []), "-qq"], root)
+    return output / "_build" / "gettext" / "book"
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
     python -m bookbuild.catalogs update   # after `make translations` extracted the English messages
     python -m bookbuild.catalogs check    # every message translated, none fuzzy, markup kept
+    python -m bookbuild.catalogs current  # every message of the English as it is now has its translation
 
 ``update`` merges the English messages that the gettext build extracted (``_build/messages``)
 into ``locale/zh_CN/LC_MESSAGES/book/<chapter>.po``: a new English message arrives
@@ -13,6 +14,11 @@ It also refreshes ``locale/zh_CN/scripts.json``, the translations of what the si
 write (the figures' labels, the live code's messages): every text a script passes to its
 lookup, ``phrase("...")``, with its translation; a new text arrives untranslated (empty) and a
 text no script writes any more is dropped.
+
+``current`` extracts the chapters' text as it is now, without executing the book
+(``bookbuild.build.extract_prose``, half a minute), and fails on any of its messages that the
+catalogs lack or have not translated: an English edit that ``make translations`` has not brought
+into the catalogs yet, which the Chinese edition would show in English.
 
 ``check`` fails on any message that is untranslated or fuzzy, or whose translation lost or
 added markup: roles ({glue:text}`name`, {cite}`key`; a link such as {ref}`text <label>` or
@@ -36,11 +42,17 @@ from babel.messages.pofile import read_po, write_po
 
 from _ext.editions.translation.script_texts import SCRIPT_TEXTS
 from bookbuild import MESSAGES, ROOT
+from bookbuild.build import extract_prose
 
 LANGUAGE = "zh_CN"
 TEMPLATES = MESSAGES / "_build" / "gettext" / "book"
 CATALOGS = ROOT / "locale" / LANGUAGE / "LC_MESSAGES" / "book"
 IMAGE_FILE = re.compile(r"^\.\. image:: ")
+# What to do about an English message the catalogs do not have yet.
+FIX = (
+    f"The Chinese edition would show these in English: run `make translations`, translate them in "
+    f"{CATALOGS.relative_to(ROOT)}/, and check with `python -m bookbuild.catalogs check`."
+)
 
 # The site's scripts, and what they write: phrase("English {name}", values), the text one string
 # literal or several joined by +.
@@ -80,27 +92,54 @@ def write(catalog: Catalog, path: Path) -> None:
         write_po(f, catalog, width=100, omit_header=False, ignore_obsolete=True)
 
 
-def source(location: str, output: Path) -> str:
-    """A message's source file, from the repository's root (Sphinx writes it from ``output``)."""
-    return (output / location).resolve().relative_to(ROOT).as_posix()
+def source(location: str, output: Path, root: Path = ROOT) -> str:
+    """A message's source file, from the book's ``root`` (Sphinx writes it from ``output``)."""
+    return (output / location).resolve().relative_to(root.resolve()).as_posix()
 
 
 def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]:
     """Merge each chapter's extracted English messages into its catalog; return the catalogs."""
     written = []
     for template_path in sorted(templates.glob("*.pot")):
-        template = read(template_path)
-        for message in list(template):
-            if message.id and IMAGE_FILE.match(message.id):
-                template.delete(message.id)
+        english = template(template_path)
+        for message in english:
             message.flags.discard("python-format")  # "90% is" is prose, not a format string
-            message.locations = [(source(file, templates.parent), line) for file, line in message.locations]
         path = catalogs / f"{template_path.stem}.po"
         catalog = read(path) if path.is_file() else Catalog(locale=LANGUAGE)
-        catalog.update(template, update_header_comment=False)
+        catalog.update(english, update_header_comment=False)
         write(catalog, path)
         written.append(path)
     return written
+
+
+def template(template_path: Path, root: Path = ROOT) -> Catalog:
+    """An extracted template: its messages to translate (not the images' file names), with their
+    locations from the book's ``root``."""
+    catalog = read(template_path)
+    for message in list(catalog):
+        if message.id and IMAGE_FILE.match(message.id):
+            catalog.delete(message.id)
+        else:
+            output = template_path.parent.parent
+            message.locations = [(source(file, output, root), line) for file, line in message.locations]
+    return catalog
+
+
+def untranslated(templates: Path, catalogs: Path = CATALOGS, root: Path = ROOT) -> list[str]:
+    """The messages extracted into ``templates`` from the book at ``root`` that the catalogs lack,
+    leave untranslated or mark fuzzy, one line each: where the English is, and its start."""
+    found = []
+    for template_path in sorted(templates.glob("*.pot")):
+        path = catalogs / f"{template_path.stem}.po"
+        catalog = read(path) if path.is_file() else Catalog(locale=LANGUAGE)
+        for message in template(template_path, root):
+            if not message.id:
+                continue
+            translated = catalog.get(message.id)
+            if translated is None or not translated.string or translated.fuzzy:
+                file, line = message.locations[0]
+                found.append(f"{file}:{line}: not translated in {path.name}: {message.id[:70]!r}")
+    return found
 
 
 def script_texts(scripts: tuple[Path, ...] = SCRIPTS) -> list[str]:
@@ -186,12 +225,17 @@ def main(argv: list[str]) -> int:
     commands.add_parser("update", help="merge the extracted English messages into the catalogs")
     check = commands.add_parser("check", help="every message translated, none fuzzy, markup kept")
     check.add_argument("catalogs", nargs="*", type=Path, help="the .po files (default: all)")
+    commands.add_parser("current", help="every message of the English as it is now translated")
     args = parser.parse_args(argv)
     if args.command == "update":
         print(f"{len(update())} catalogs updated in {CATALOGS.relative_to(ROOT)}")
         update_script_texts()
         print(f"{TRANSLATED_SCRIPT_TEXTS.relative_to(ROOT)} updated from the scripts")
         return 0
+    if args.command == "current":
+        found = untranslated(extract_prose())
+        print("\n".join([*found, FIX]) if found else "every message of the English text has its translation")
+        return 1 if found else 0
     paths = args.catalogs or sorted(CATALOGS.glob("*.po"))
     found = [line for path in paths for line in problems(path)] + script_problems()
     done = f"{len(paths)} catalogs and the scripts' texts: every message translated, markup kept"

@@ -14,8 +14,10 @@ from babel.messages.catalog import Message
 from markdown_it import MarkdownIt
 
 from bookbuild import ROOT
+from bookbuild.build import extract_prose
 from bookbuild.catalogs import (
     CATALOGS,
+    FIX,
     ROLE,
     markup,
     problems,
@@ -23,6 +25,7 @@ from bookbuild.catalogs import (
     read_script_texts,
     script_problems,
     script_texts,
+    untranslated,
 )
 
 
@@ -54,6 +57,30 @@ def test_the_check_sees_lost_markup_and_allows_translated_link_text():
         "{last:.3f}",
         "{token!r}",
     }
+
+
+def test_every_message_of_the_english_as_it_is_now_is_translated():
+    """The English text extracted as it stands, without executing the book: an edit that
+    `make translations` has not brought into the catalogs would show in English in the Chinese
+    edition."""
+    found = untranslated(extract_prose())
+    assert not found, "\n".join([*found[:40], FIX])
+
+
+def test_an_english_edit_left_unextracted_is_found(tmp_path):
+    added = "A sentence the catalogs have never seen."
+    recap = (ROOT / "book" / "recap.md").read_text(encoding="utf-8")
+    paragraph = "Everything in the book so far fits on one page."
+    assert paragraph in recap
+    edited = tmp_path / "book" / "recap.md"
+    edited.parent.mkdir()
+    edited.write_text(recap.replace(paragraph, f"{paragraph} {added}"), encoding="utf-8")
+    toc = tmp_path / "_toc.yml"
+    toc.write_text("format: jb-book\nroot: book/recap\n", encoding="utf-8")
+    templates = extract_prose(tmp_path / "messages", root=tmp_path, toc=toc)
+    found = untranslated(templates, root=tmp_path)
+    assert len(found) == 1, found
+    assert found[0].startswith("book/recap.md:") and "recap.po" in found[0] and paragraph[:40] in found[0]
 
 
 def test_every_text_the_scripts_write_is_translated():
