@@ -6,6 +6,8 @@
 - ``part_titles``: the parts' titles (the toctrees' captions) and the PDF's title;
 - ``figure_words``: the words of the interactive figures;
 - ``figure_text``: the words drawn in the figures' images;
+- ``code_text``: the code cells' comments and what they print;
+- ``term_english``: each glossary term's English at its first use in a chapter;
 - ``script_texts``: what the site's scripts write.
 
 This module holds what they share: whether a build translates, the chapter's catalog, and the few
@@ -29,6 +31,8 @@ GAPS = (
     "part_titles",
     "figure_words",
     "figure_text",
+    "code_text",
+    "term_english",
     "script_texts",
 )
 # What the extensions write, in each edition other than the English one.

@@ -99,8 +99,8 @@ class figure_words(nodes.Element, addnodes.translatable):
 
 
 def offer(node: nodes.Node, texts: list[str]) -> None:
-    """Offer ``texts``, the words of the figure in ``node`` (an output), as messages of the
-    gettext build, filed under the output's place in its chapter."""
+    """Offer ``texts``, the words of the figure in ``node`` (an output) or of a code cell's
+    source, as messages of the gettext build, filed under the node's place in its chapter."""
     words = figure_words(texts=texts)
     words.uid = ""  # what the gettext build files a message under
     places = ((n.source, n.line) for n in traverse_parent(node) if n.source)

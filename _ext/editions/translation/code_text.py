@@ -1,0 +1,276 @@
+"""Code cells' words: their comments and what they print.
+
+The gettext build offers, for every code cell a page shows, each comment's text and the text of
+each string a ``print`` call is given (a plain string, or an f-string as written, its fields
+``{…}`` included) as messages of the chapter's catalog. A translated build writes their
+translations into the cell's source, the code a reader sees and a live page runs, and into what
+the chapter's cells printed, each f-string's fields holding the values the English edition printed.
+Nothing is executed again, and the code stays the same: only comments and printed strings change.
+
+A comment or string without a word of two letters (``# (B, T, C)``, or an f-string's words all
+in its fields) is kept as it is; so is a string that is not one literal (``"a" "b"``), and all of
+a cell that is not Python.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+
+from _ext.content.joined_streams import STREAMS
+from _ext.editions.translation import catalog
+from _ext.editions.translation.figure_words import offer
+
+# A word a reader reads: two letters, not part of a name_with_underscores or a call.
+WORD = re.compile(r"(?<![\w.])[^\W\d_]{2,}(?![\w(])")
+CODE = re.compile(r"`[^`]*`")
+# A string literal: its prefix, its quotes and what is between them.
+LITERAL = re.compile(r"^([rRbBuUfF]{0,2})('''|\"\"\"|'|\")(.*)\2$", re.S)
+logger = logging.getLogger(__name__)
+
+
+def has_words(text: str) -> bool:
+    """Whether ``text`` has a word a reader reads, outside `code`."""
+    return bool(WORD.search(CODE.sub(" ", text)))
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One comment's text or one printed string's body in a cell's source, where it stands."""
+
+    start: int  # offsets into the source
+    end: int
+    text: str
+    prefix: str = ""  # a string's prefix and quotes; "" for a comment
+    quote: str = ""
+    in_function: bool = False  # printed by a function, so by whichever cell calls it
+
+    @property
+    def is_fstring(self) -> bool:
+        return "f" in self.prefix.lower()
+
+
+def _offsets(source: str) -> Callable[[int, int], int]:
+    """A (line, column in UTF-8 bytes) position of ``source`` as an offset into it."""
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, column: int) -> int:
+        text = source[starts[line - 1] : starts[line] if line < len(starts) else len(source)]
+        return starts[line - 1] + len(text.encode()[:column].decode(errors="ignore"))
+
+    return offset
+
+
+def _comments(source: str, offset: Callable[[int, int], int]) -> Iterator[Piece]:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return
+    for token in tokens:
+        if token.type == tokenize.COMMENT:
+            text = token.string[1:].strip()
+            if has_words(text):
+                start = offset(*token.start) + token.string.index(text)
+                yield Piece(start, start + len(text), text)
+
+
+def _printed(source: str, offset: Callable[[int, int], int]) -> Iterator[Piece]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython's own syntax (%timeit): comments only
+        return
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+    in_functions = {id(node) for f in ast.walk(tree) if isinstance(f, functions) for node in ast.walk(f)}
+    for call in ast.walk(tree):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print"):
+            continue
+        for arg in call.args:
+            string = isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+            if not (string or isinstance(arg, ast.JoinedStr)):
+                continue
+            start, end = offset(arg.lineno, arg.col_offset), offset(arg.end_lineno, arg.end_col_offset)
+            literal = LITERAL.match(source[start:end])
+            if literal is None or literal.group(2) in literal.group(3):  # not one literal
+                continue
+            prefix, quote, body = literal.groups()
+            words = body
+            for field_start, field_end in reversed(_fields(body) if "f" in prefix.lower() else []):
+                words = words[:field_start] + " " + words[field_end:]
+            if has_words(words):  # outside its fields
+                at = start + len(prefix) + len(quote)
+                yield Piece(at, at + len(body), body, prefix, quote, id(call) in in_functions)
+
+
+def pieces(source: str) -> list[Piece]:
+    """The comments and printed strings of a cell's ``source`` that hold words, in order."""
+    offset = _offsets(source)
+    return sorted([*_comments(source, offset), *_printed(source, offset)], key=lambda p: p.start)
+
+
+def translated_source(source: str, translations: dict[Piece, str]) -> str:
+    """``source`` with each of its pieces replaced by its translation in ``translations``."""
+    for piece in sorted(translations, key=lambda p: p.start, reverse=True):
+        source = source[: piece.start] + translations[piece] + source[piece.end :]
+    return source
+
+
+def _fields(body: str) -> list[tuple[int, int]]:
+    """Where an f-string's body has its fields ``{…}`` (not its ``{{``/``}}``)."""
+    found, depth, at, start = [], 0, 0, 0
+    while at < len(body):
+        char = body[at]
+        if depth == 0 and body.startswith(("{{", "}}"), at):
+            at += 2
+            continue
+        if char == "{":
+            depth += 1
+            start = at if depth == 1 else start
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                found.append((start, at + 1))
+        at += 1
+    return found
+
+
+def _parts(piece: Piece, body: str) -> list[tuple[str, str]]:
+    """``body`` as ("text", its value as printed) and ("field", its source) parts."""
+
+    prefix = piece.prefix.replace("f", "").replace("F", "")
+
+    def value(text: str) -> str:
+        printed = ast.literal_eval(prefix + piece.quote + text + piece.quote)
+        return printed.replace("{{", "{").replace("}}", "}") if piece.is_fstring else printed
+
+    if not piece.is_fstring:
+        return [("text", value(body))]
+    parts, at = [], 0
+    for start, end in _fields(body):
+        parts += [("text", value(body[at:start])), ("field", body[start:end])]
+        at = end
+    return [part for part in [*parts, ("text", value(body[at:]))] if part != ("text", "")]
+
+
+def field_sources(piece: Piece, body: str) -> list[str]:
+    """The fields of ``body``, a translation of ``piece`` or its own text, sorted."""
+    return sorted(text for kind, text in _parts(piece, body) if kind == "field")
+
+
+def translated_output(text: str, piece: Piece, translation: str) -> str:
+    """``text``, a cell's printed output, with what ``piece`` printed in its translation: the
+    values its fields printed kept."""
+    english = _parts(piece, piece.text)
+    pattern = ""
+    for at, (kind, part) in enumerate(english):
+        if kind == "text":
+            pattern += re.escape(part)
+        elif at == 0:
+            pattern += r"(?m:^)([^\n]*?)"
+        else:
+            pattern += r"(.*?)" if at + 1 < len(english) else r"([^\n]*)"
+    # a whole word at each end: "loss" is not translated inside "losses"
+    before = r"(?<!\w)" if re.match(r"\w", pattern) else ""
+    pattern = before + pattern + (r"(?!\w)" if pattern[-1:].isalnum() else "")
+    fields = [part for kind, part in english if kind == "field"]
+
+    def swap(match: re.Match) -> str:
+        values = dict(zip(fields, match.groups(), strict=True))
+        return "".join(values[part] if kind == "field" else part for kind, part in _parts(piece, translation))
+
+    return re.sub(pattern, swap, text, flags=re.S)
+
+
+def cells(document: nodes.document) -> Iterator[tuple[nodes.literal_block, list[nodes.literal_block]]]:
+    """Each code cell a page shows: its source's block and its printed outputs' blocks."""
+    for cell in document.findall(nodes.container):
+        if cell.get("nb_element") != "cell_code":
+            continue
+        sources = [
+            block
+            for part in cell.children
+            if part.get("nb_element") == "cell_code_source"
+            for block in part.findall(nodes.literal_block)
+        ]
+        printed = [
+            block
+            for part in cell.children
+            if part.get("nb_element") == "cell_code_output"
+            for block in part.findall(nodes.literal_block)
+            if any(c in block["classes"] for c in STREAMS)
+        ]
+        if sources:
+            yield sources[0], printed
+
+
+def _set_text(block: nodes.literal_block, text: str) -> None:
+    block[:] = [nodes.Text(text)]
+    block.rawsource = text
+
+
+class TranslateCodeText(SphinxPostTransform):
+    """Offer code cells' comments and printed strings for translation (gettext build), or write
+    them translated into the cells and their printed outputs."""
+
+    default_priority = 3  # with the figures' words, before MyST-NB picks each output's format
+
+    def run(self, **kwargs: Any) -> None:
+        found = [(source, printed, pieces(source.astext())) for source, printed in cells(self.document)]
+        if self.app.builder.name == "gettext":
+            for source, _, cell_pieces in found:
+                if cell_pieces:
+                    offer(source, [piece.text for piece in cell_pieces])
+            return
+        translations = catalog(self.app, self.env.docname)
+        if translations is None:
+            return
+        shared: list[tuple[Piece, str]] = []
+        for source, printed, cell_pieces in found:
+            translate = translations.gettext
+            chosen = {piece: self._translation(piece, translate(piece.text)) for piece in cell_pieces}
+            _set_text(source, translated_source(source.astext(), chosen))
+            strings = [(piece, text) for piece, text in chosen.items() if piece.quote]
+            shared += [(piece, text) for piece, text in strings if piece.in_function]
+            # what the cell printed itself, and what a function of this cell or an earlier one printed
+            mine = sorted(
+                dict([*shared, *strings]).items(), key=lambda string: len(string[0].text), reverse=True
+            )
+            for block in printed:
+                text = block.astext()
+                for piece, translation in mine:
+                    text = translated_output(text, piece, translation)
+                _set_text(block, text)
+
+    def _translation(self, piece: Piece, translation: str) -> str:
+        """``translation`` of ``piece``, or its English where the translation would change the code."""
+        try:
+            keeps = (
+                field_sources(piece, translation) == field_sources(piece, piece.text)
+                if piece.quote
+                else "\n" not in translation
+            )
+        except (SyntaxError, ValueError):  # not a string Python reads
+            keeps = False
+        if not keeps:
+            logger.warning(
+                f"the translation of {piece.text!r} must keep its fields {{…}}, escapes and quotes: "
+                f"{translation!r}",
+                location=self.env.docname,
+            )
+        return translation if keeps else piece.text
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.add_post_transform(TranslateCodeText)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

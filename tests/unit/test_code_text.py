@@ -1,0 +1,44 @@
+"""Code cells' words in the Chinese edition: which comments and printed strings are messages, and
+how a translation is written into a cell's source and into what it printed, the values kept."""
+
+from __future__ import annotations
+
+from _ext.editions.translation.code_text import pieces, translated_output, translated_source
+
+CELL = """x = torch.zeros(4)  # (B, T) = (32, 8) each
+# (B, T, C)
+print("yb is xb moved one to the left:", ok)
+print(f"question {i}: after {seen!r:<6} comes {answer!r}:", end=" ")
+print(f"{'model':<12} {'val loss':>9}", "a" "b", name)
+"""
+CHINESE = {
+    "(B, T) = (32, 8) each": "每个都是 (B, T) = (32, 8)",
+    "yb is xb moved one to the left:": "yb 就是 xb 左移一位：",
+    "question {i}: after {seen!r:<6} comes {answer!r}:": "第 {i} 题：{seen!r:<6} 之后是 {answer!r}：",
+}
+
+
+def test_the_messages_are_comments_and_printed_strings_with_words_outside_code():
+    assert [piece.text for piece in pieces(CELL)] == list(CHINESE)
+
+
+def test_a_translation_changes_the_comments_and_strings_and_nothing_else():
+    found = pieces(CELL)
+    source = translated_source(CELL, {piece: CHINESE[piece.text] for piece in found})
+    assert source.splitlines()[0] == "x = torch.zeros(4)  # 每个都是 (B, T) = (32, 8)"
+    assert 'print("yb 就是 xb 左移一位：", ok)' in source
+    assert 'print(f"第 {i} 题：{seen!r:<6} 之后是 {answer!r}：", end=" ")' in source
+    assert source.splitlines()[1:2] == ["# (B, T, C)"] and source.endswith('"a" "b", name)\n')
+
+
+def test_what_a_cell_printed_keeps_its_values_in_the_translated_order():
+    printed = "yb is xb moved one to the left: True\nquestion 3: after 'F'    comes 'i': p = 0.25\n"
+    for piece in pieces(CELL):
+        if piece.quote:
+            printed = translated_output(printed, piece, CHINESE[piece.text])
+    assert printed == "yb 就是 xb 左移一位： True\n第 3 题：'F'    之后是 'i'： p = 0.25\n"
+
+
+def test_a_string_is_translated_only_as_a_whole_word():
+    (piece,) = [p for p in pieces('print("loss")\n') if p.quote]
+    assert translated_output("loss 2.5, losses 3", piece, "损失") == "损失 2.5, losses 3"
