@@ -1,7 +1,8 @@
 """The Chinese edition: its title and author, its fonts, its PDF's settings, and its search.
 
 The chapters' words come from the message catalogs (``locale/``, ``_ext.editions.translation``); this is
-what the Chinese edition needs besides: the book's title and author in Chinese, the site's fonts
+what the Chinese edition needs besides: the book's title and author in Chinese (and the button
+that shows a cell's hidden code), the site's fonts
 for Chinese text named (``chinese_edition_static/chinese-fonts.css``: a phone's browser that has
 to look for them draws the page's first screen later), XeLaTeX set for Chinese text, and a search
 that cuts a query into words the way the index was cut.
@@ -47,6 +48,9 @@ def _configure(app: Sphinx, config: Config) -> None:
     if chinese(config.language):
         config.html_title = config.project = say(config.language, config.html_title)
         config.author = say(config.language, config.author)
+        # the button of a cell whose code is hidden (the book hides only cells' code)
+        config.nb_code_prompt_show = say(config.language, config.nb_code_prompt_show)
+        config.nb_code_prompt_hide = say(config.language, config.nb_code_prompt_hide)
         config.html_static_path = [*config.html_static_path, str(STATIC)]
         app.add_css_file("chinese-fonts.css")
         elements = config.latex_elements

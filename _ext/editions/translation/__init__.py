@@ -49,6 +49,8 @@ WORDS = {
         "Question {number}": "第 {number} 题",
         "Answer": "答案",
         "Answers to the quick questions": "小测验答案",
+        "Show code cell {type}": "显示代码",
+        "Hide code cell {type}": "隐藏代码",
     }
 }
 
