@@ -135,6 +135,30 @@ def chapter(site: Path, name: str) -> tuple[Path, str]:
     return path, text
 
 
+CODE_CELL = re.compile(r'<div class="cell[ "]')
+CELL_SOURCE = re.compile(r'<div class="cell_input.*?<pre>(.*?)</pre>', re.S)
+CELL_PRINTED = re.compile(
+    r'<div class="output (?:stream|stderr)[^"]*"><div class="highlight"><pre>(.*?)</pre>', re.S
+)
+
+
+def _block_text(block: str) -> str:
+    """A ``<pre>`` block's text as the reader sees it."""
+    return html.unescape(re.sub(r"<[^>]+>", "", block))
+
+
+def code_cells(page: str) -> list[tuple[str, str]]:
+    """Each code cell of a built page: its source, and all it printed."""
+    found = []
+    for chunk in CODE_CELL.split(page)[1:]:
+        source = CELL_SOURCE.search(chunk)
+        if source:
+            found.append(
+                (_block_text(source.group(1)), "".join(_block_text(p) for p in CELL_PRINTED.findall(chunk)))
+            )
+    return found
+
+
 def figure_alts(path: Path) -> list[str]:
     """The alt text of every figure image the page's code produced."""
     images = re.findall(r"<img\b[^>]*>", path.read_text(encoding="utf-8"))
@@ -144,7 +168,7 @@ def figure_alts(path: Path) -> list[str]:
 def code_blocks(path: Path) -> list[str]:
     """The text of every ``<pre>`` block on a built page, as the reader sees it."""
     blocks = re.findall(r"<pre\b[^>]*>(.*?)</pre>", path.read_text(encoding="utf-8"), flags=re.S)
-    return [html.unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks]
+    return [_block_text(block) for block in blocks]
 
 
 def shows_source(path: Path, obj) -> bool:

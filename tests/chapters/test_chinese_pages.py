@@ -5,7 +5,6 @@ first uses it (``term_english.py``)."""
 
 from __future__ import annotations
 
-import html
 import io
 import re
 import tokenize
@@ -13,30 +12,11 @@ import tokenize
 from _ext.editions.translation.code_text import pieces
 from _ext.editions.translation.term_english import pairs
 from bookbuild import ROOT
-from tests.helpers import page_text
+from tests.helpers import code_cells, page_text
 
-CELL = re.compile(r'<div class="cell[ "]')
-SOURCE = re.compile(r'<div class="cell_input.*?<pre>(.*?)</pre>', re.S)
-PRINTED = re.compile(
-    r'<div class="output (?:stream|stderr)[^"]*"><div class="highlight"><pre>(.*?)</pre>', re.S
-)
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 NUMBER = re.compile(r"\d+(?:\.\d+)?")
 TERM_LINK = re.compile(r'href="glossary\.html#term-([\w-]+)"><span class="xref std std-term">([^<]+)</span>')
-
-
-def _text(block: str) -> str:
-    return html.unescape(re.sub(r"<[^>]+>", "", block))
-
-
-def cells(page: str) -> list[tuple[str, str]]:
-    """Each code cell of a built page: its source, and all it printed."""
-    found = []
-    for chunk in CELL.split(page)[1:]:
-        source = SOURCE.search(chunk)
-        if source:
-            found.append((_text(source.group(1)), "".join(_text(p) for p in PRINTED.findall(chunk))))
-    return found
 
 
 def code(source: str) -> list[str]:
@@ -50,8 +30,8 @@ def test_chinese_code_cells_keep_the_code_and_the_numbers_and_read_in_chinese(bu
     problems, chinese = [], 0
     for path in sorted((built_book / "book").glob("*.html")):
         name = path.stem
-        english = cells(path.read_text(encoding="utf-8"))
-        translated = cells((built_book / "zh" / "book" / path.name).read_text(encoding="utf-8"))
+        english = code_cells(path.read_text(encoding="utf-8"))
+        translated = code_cells((built_book / "zh" / "book" / path.name).read_text(encoding="utf-8"))
         if len(english) != len(translated):
             problems.append(f"{name}: {len(english)} code cells, {len(translated)} in Chinese")
             continue

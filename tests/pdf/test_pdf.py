@@ -22,7 +22,7 @@ from myst_nb.core.variables import format_plain_text
 
 from bookbuild import ROOT
 from bookbuild.catalogs import CATALOGS, read
-from tests.helpers import HTML, PDF, PDF_ZH, page_text
+from tests.helpers import HTML, PDF, PDF_ZH, code_cells, page_text
 
 BUILD = PDF.parent.parent  # _build
 EXECUTED = BUILD / "jupyter_execute"
@@ -459,6 +459,27 @@ def test_the_chinese_pdf_uses_every_glossary_term(pdf_zh):
     text = unspaced(prose(pdf_zh))
     missing = [term for term in terms if unspaced(term) not in text]
     assert not missing, f"glossary terms not in the Chinese PDF's text: {missing}"
+
+
+@pytest.mark.tex
+def test_the_chinese_pdf_shows_code_cells_and_terms_as_the_chinese_site_does(pdf_zh, built_book):
+    """The code cells' translated comments and printed words, and each term's English at its first
+    use in a chapter, are the Chinese site's: each chapter of the one PDF gets its own."""
+    text = unspaced("".join(pages(pdf_zh)))
+    lines = [
+        line
+        for page in sorted((built_book / "zh" / "book").glob("*.html"))
+        for source, printed in code_cells(page.read_text(encoding="utf-8"))
+        for line in (source + printed).splitlines()
+        if re.search(r"[\u4e00-\u9fff]", line)
+        and len(line) + len(re.findall(r"[^\x00-\xff]", line)) <= 70  # not wrapped
+        and "  " not in line.strip()  # not in columns, which pdftotext reads apart
+    ]
+    assert len(lines) > 300, len(lines)
+    missing = [line for line in lines if unspaced(line) not in text]
+    assert not missing, f"{len(missing)} of {len(lines)} lines not in the PDF: {missing[:10]}"
+    for term in ("词元（token）", "查询（query）", "键（key）", "分词器（tokenizer）"):
+        assert unspaced(term) in text, term
 
 
 @pytest.mark.tex

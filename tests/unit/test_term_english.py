@@ -40,3 +40,11 @@ def test_the_terms_are_terminology_txt_s_whose_english_the_glossary_has():
     text = (ROOT / "locale" / "zh_CN" / "terminology.txt").read_text(encoding="utf-8")
     found = pairs(text, {"token", "query", "key", "value", "block_size", "head", "dropout"})
     assert found == {"词元": "token", "查询": "query", "键": "key", "值": "value", "头": "head"}
+
+
+def test_in_the_pdf_s_one_doctree_each_chapter_gets_its_own_first_use():
+    document = nodes.document(None, None)
+    for chapter in ("book/a", "book/b"):
+        document += nodes.section("", nodes.paragraph("", "", nodes.Text("词元和词元")), docname=chapter)
+    add_english(document, TERMS, "book/intro")
+    assert [section.astext() for section in document] == ["词元（token）和词元"] * 2

@@ -10,7 +10,8 @@
 - ``term_english``: each glossary term's English at its first use in a chapter;
 - ``script_texts``: what the site's scripts write.
 
-This module holds what they share: whether a build translates, the chapter's catalog, and the few
+This module holds what they share: whether a build translates, the chapter's catalog (and which
+chapter a node comes from, in the PDF's one doctree), and the few
 words the book's own extensions write around the chapters (the title, the footer, the logo's alt
 text), translated by :func:`say`. ``_ext.editions.translation`` loads every one of them.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 from gettext import NullTranslations
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.locale import init as init_locale
 from sphinx.util.i18n import docname_to_domain
@@ -64,6 +66,17 @@ def say(language: str | None, english: str, **values: Any) -> str:
     """``english`` in the edition of ``language``, its ``{fields}`` filled in from ``values``."""
     text = WORDS[language][english] if translated(language) else english
     return text.format(**values)
+
+
+def chapter_of(node: nodes.Node, docname: str) -> str:
+    """The chapter ``node`` comes from: the page's own, ``docname``, or in the PDF's one doctree
+    (a page with every chapter inlined) the chapter it was inlined from, which Sphinx marks on a
+    ``start_of_file`` node and sphinx-jupyterbook-latex on the chapter's section (``docname``)."""
+    while node is not None:
+        if isinstance(node, nodes.Element) and node.get("docname"):
+            return node["docname"]
+        node = node.parent
+    return docname
 
 
 def catalog(app: Sphinx, docname: str) -> NullTranslations | None:

@@ -28,7 +28,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 
 from _ext.content.joined_streams import STREAMS
-from _ext.editions.translation import catalog
+from _ext.editions.translation import catalog, chapter_of
 from _ext.editions.translation.figure_words import offer
 
 # A word a reader reads: two letters, not part of a name_with_underscores or a call.
@@ -232,12 +232,18 @@ class TranslateCodeText(SphinxPostTransform):
                 if cell_pieces:
                     offer(source, [piece.text for piece in cell_pieces])
             return
-        translations = catalog(self.app, self.env.docname)
-        if translations is None:
-            return
+        by_chapter: dict[str, list] = {}
+        for cell in found:
+            by_chapter.setdefault(chapter_of(cell[0], self.env.docname), []).append(cell)
+        for chapter, chapter_cells in by_chapter.items():
+            translations = catalog(self.app, chapter)
+            if translations is not None:
+                self._translate(chapter_cells, translations.gettext)
+
+    def _translate(self, found: list, translate: Callable[[str], str]) -> None:
+        """Write the translations into one chapter's cells, and into what they printed."""
         shared: list[tuple[Piece, str]] = []
         for source, printed, cell_pieces in found:
-            translate = translations.gettext
             chosen = {piece: self._translation(piece, translate(piece.text)) for piece in cell_pieces}
             _set_text(source, translated_source(source.astext(), chosen))
             strings = [(piece, text) for piece, text in chosen.items() if piece.quote]

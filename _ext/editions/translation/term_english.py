@@ -23,7 +23,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
-from _ext.editions.translation import translated
+from _ext.editions.translation import chapter_of, translated
 
 TERMINOLOGY = "terminology.txt"
 LINE = re.compile(r"(\S.*?)\s{2,}(\S.*?)(?:\s+\[not: [^\]]+\])?$")
@@ -64,19 +64,22 @@ def _link(node: nodes.Text) -> nodes.reference | None:
     return next((parent for parent in _parents(node) if isinstance(parent, nodes.reference)), None)
 
 
-def add_english(document: nodes.document, terms: dict[str, str]) -> list[str]:
-    """Write each term's English after its first use in ``document`` (unless the text there gives
-    it already); return the terms used."""
+def add_english(document: nodes.document, terms: dict[str, str], docname: str = "") -> list[str]:
+    """Write each term's English after its first use in each chapter of ``document``, the page
+    ``docname`` (unless the text there gives it already, or the chapter is the glossary); return
+    the terms used."""
     if not terms:
         return []
     longest_first = sorted(terms, key=len, reverse=True)
     pattern = re.compile("|".join(map(re.escape, longest_first)))
-    done: set[str] = set()
+    used: dict[str, set[str]] = {}  # by chapter
     queue = list(document.findall(nodes.Text))
     while queue:
         text = queue.pop(0)
-        if _skipped(text):
+        chapter = chapter_of(text, docname)
+        if _skipped(text) or chapter.endswith("glossary"):
             continue
+        done = used.setdefault(chapter, set())
         link = _link(text)
         source = str(text)
         for match in pattern.finditer(source):
@@ -98,7 +101,7 @@ def add_english(document: nodes.document, terms: dict[str, str]) -> list[str]:
             if rest is not None:
                 queue.insert(0, rest)  # the rest of this text, now a node of its own
             break
-    return sorted(done)
+    return sorted(set().union(*used.values()))
 
 
 def _following_text(node: nodes.Node, rest: str) -> str:
@@ -126,18 +129,13 @@ class AddTermEnglish(SphinxPostTransform):
 
     def run(self, **kwargs: Any) -> None:
         language = self.app.config.language
-        if (
-            self.app.builder.name == "gettext"
-            or not translated(language)
-            or self.env.docname.endswith("glossary")
-        ):
+        if self.app.builder.name == "gettext" or not translated(language):
             return
         path = Path(self.app.srcdir, self.app.config.locale_dirs[0], language, TERMINOLOGY)
         std = self.env.get_domain("std")
         glossary = {name.lower() for name, _, kind, *_ in std.get_objects() if kind == "term"}
-        add_english(
-            self.document, pairs(path.read_text(encoding="utf-8"), glossary) if path.is_file() else {}
-        )
+        terms = pairs(path.read_text(encoding="utf-8"), glossary) if path.is_file() else {}
+        add_english(self.document, terms, self.env.docname)
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
