@@ -11,13 +11,16 @@ that cuts a query into words the way the index was cut.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.builders.latex.constants import ADDITIONAL_SETTINGS
 from sphinx.config import Config
 from sphinx.search.zh import SearchChinese
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from _ext.editions.translation import say
 
@@ -60,6 +63,53 @@ def _configure(app: Sphinx, config: Config) -> None:
         elements["preamble"] = elements.get("preamble", "") + CHINESE_LATEX
 
 
+# XeTeX breaks lines only inside a run of text, and a link starts a new one: "查询（query）、键（key）"
+# with both terms linked would not break after 、 and runs into the margin of a table's column.
+# A link that starts with a Chinese character gets the break Chinese text has between any two
+# characters, unless what comes before it opens a bracket or a quote, or is a space.
+LINK_BREAK = r"\hskip\XeTeXlinebreakskip\relax "
+CHINESE_START = re.compile(r"[\u3400-\u9fff]")
+NO_BREAK_AFTER = "（“「《‘〈【"
+
+
+def break_before_links(document: nodes.Node) -> int:
+    """Let a LaTeX line break before each link of ``document`` that starts with a Chinese character
+    right after Chinese text (not in a title or code); return how many."""
+    count = 0
+    for link in list(document.findall(nodes.reference)):
+        parent = link.parent
+        at = parent.index(link)
+        before = str(parent[at - 1]) if at and isinstance(parent[at - 1], nodes.Text) else ""
+        if (
+            before[-1:].strip()
+            and before[-1] not in NO_BREAK_AFTER
+            and CHINESE_START.match(link.astext())
+            and not _in_title_or_code(parent)
+        ):
+            parent.insert(at, nodes.raw("", LINK_BREAK, format="latex"))
+            count += 1
+    return count
+
+
+def _in_title_or_code(node: nodes.Node | None) -> bool:
+    while node is not None:
+        if isinstance(node, (nodes.title, nodes.FixedTextElement)):
+            return True
+        node = node.parent
+    return False
+
+
+class BreakBeforeLinks(SphinxPostTransform):
+    """In the Chinese PDF, a line may break before a link as between two Chinese characters."""
+
+    builders = ("latex",)
+    default_priority = 950  # after each term's English is written (term_english, 900)
+
+    def run(self, **kwargs: Any) -> None:
+        if chinese(self.app.config.language):
+            break_before_links(self.document)
+
+
 class ChineseQueries(SearchChinese):
     """Sphinx's Chinese search, with queries cut into words the way the index was."""
 
@@ -84,5 +134,6 @@ def _compact_index(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", _configure, priority=400)  # the title, before others use it
     app.add_search_language(ChineseQueries)
+    app.add_post_transform(BreakBeforeLinks)
     app.connect("build-finished", _compact_index)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
