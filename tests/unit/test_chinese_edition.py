@@ -18,7 +18,9 @@ def breaks(*children: nodes.Node, title: bool = False) -> list[str]:
     document += nodes.section("", holder)
     break_before_links(document)
     breaks = [raw for raw in holder.findall(nodes.raw) if raw.astext() == LINK_BREAK]
-    return ["".join(node.astext() for node in holder[: holder.index(raw)] if node not in breaks) for raw in breaks]
+    return [
+        "".join(node.astext() for node in holder[: holder.index(raw)] if node not in breaks) for raw in breaks
+    ]
 
 
 def test_a_link_to_a_chinese_term_after_chinese_text_may_start_a_line():
