@@ -14,6 +14,7 @@ from bookbuild.optimize import (
     PARTS,
     UNTRIMMED,
     bundle_stylesheets,
+    drop_images_no_page_shows,
     inlined,
     main,
     optimize,
@@ -185,3 +186,15 @@ def test_the_command_says_in_one_line_what_is_not_a_site(tmp_path, capsys):
         main([str(tmp_path)])
     assert stop.value.code == 2
     assert f"{tmp_path} is not a written site (no _static folder): build it first" in capsys.readouterr().err
+
+
+def test_an_image_no_page_shows_any_more_is_not_shipped(tmp_path):
+    (tmp_path / "_images").mkdir()
+    for name in ("shown.png", "redrawn.png", "in-a-nested-edition.png"):
+        (tmp_path / "_images" / name).write_bytes(b"png")
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "bigram.html").write_text('<img alt="" src="../_images/shown.png" />')
+    (tmp_path / "zh" / "_static").mkdir(parents=True)  # another edition's site inside this one
+    (tmp_path / "zh" / "index.html").write_text('<img src="../_images/in-a-nested-edition.png">')
+    drop_images_no_page_shows(tmp_path)
+    assert [path.name for path in (tmp_path / "_images").iterdir()] == ["shown.png"]

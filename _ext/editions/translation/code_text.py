@@ -7,9 +7,13 @@ translations into the cell's source, the code a reader sees and a live page runs
 the chapter's cells printed, each f-string's fields holding the values the English edition printed.
 Nothing is executed again, and the code stays the same: only comments and printed strings change.
 
+A string written as literals side by side (``f"step {i}: " f"loss {loss:.4f}"``, one string to
+Python) is one message, its literals' bodies joined; the translation is written back as literals
+side by side again, cut before the fields that began the English literals.
+
 A comment or string without a word of two letters (``# (B, T, C)``, or an f-string's words all
-in its fields) is kept as it is; so is a string that is not one literal (``"a" "b"``), and all of
-a cell that is not Python.
+in its fields) is kept as it is; so is a string of literals with other quotes or prefixes than
+f, or with a comment between them, and all of a cell that is not Python.
 """
 
 from __future__ import annotations
@@ -54,26 +58,57 @@ class Piece:
     prefix: str = ""  # a string's prefix and quotes; "" for a comment
     quote: str = ""
     in_function: bool = False  # printed by a function, so by whichever cell calls it
+    # literals side by side: where each literal after the first begins in ``text``, and what the
+    # source has between them; start and end then hold all of them, quotes and prefixes included
+    splits: tuple[int, ...] = ()
+    joins: tuple[str, ...] = ()
 
     @property
     def is_fstring(self) -> bool:
         return "f" in self.prefix.lower()
 
+    def written(self, translation: str) -> str:
+        """What the source holds from ``start`` to ``end`` with ``translation`` as the text."""
+        if not self.splits:
+            return translation
+        cuts, at = [], 0
+        fields = _fields(self.text)
+        for split in self.splits:  # before the field that began an English literal, if it is there
+            first = next((self.text[a:b] for a, b in fields if a >= split), None)
+            found = translation.find(first, at) if first else -1
+            if found > at:
+                cuts.append(found)
+                at = found
+        bodies = [translation[a:b] for a, b in zip([0, *cuts], [*cuts, len(translation)], strict=True)]
+        return "".join(
+            join + self._literal(body) for join, body in zip(["", *self.joins], bodies, strict=False)
+        )
 
-def _offsets(source: str) -> Callable[[int, int], int]:
-    """A (line, column in UTF-8 bytes) position of ``source`` as an offset into it."""
+    def _literal(self, body: str) -> str:
+        """``body`` of the joined text as a literal: an f-string if it has a field."""
+        if self.is_fstring and not _fields(body):
+            return self.quote + body.replace("{{", "{").replace("}}", "}") + self.quote
+        return self.prefix + self.quote + body + self.quote
+
+
+def _offsets(source: str, in_bytes: bool = True) -> Callable[[int, int], int]:
+    """A (line, column) position of ``source`` as an offset into it: the column in UTF-8 bytes
+    (as ``ast`` counts), or in characters (as ``tokenize`` does)."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
 
     def offset(line: int, column: int) -> int:
+        if not in_bytes:
+            return starts[line - 1] + column
         text = source[starts[line - 1] : starts[line] if line < len(starts) else len(source)]
         return starts[line - 1] + len(text.encode()[:column].decode(errors="ignore"))
 
     return offset
 
 
-def _comments(source: str, offset: Callable[[int, int], int]) -> Iterator[Piece]:
+def _comments(source: str) -> Iterator[Piece]:
+    offset = _offsets(source, in_bytes=False)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError):
@@ -101,28 +136,58 @@ def _printed(source: str, offset: Callable[[int, int], int]) -> Iterator[Piece]:
             if not (string or isinstance(arg, ast.JoinedStr)):
                 continue
             start, end = offset(arg.lineno, arg.col_offset), offset(arg.end_lineno, arg.end_col_offset)
-            literal = LITERAL.match(source[start:end])
-            if literal is None or literal.group(2) in literal.group(3):  # not one literal
-                continue
-            prefix, quote, body = literal.groups()
-            words = body
-            for field_start, field_end in reversed(_fields(body) if "f" in prefix.lower() else []):
-                words = words[:field_start] + " " + words[field_end:]
-            if has_words(words):  # outside its fields
-                at = start + len(prefix) + len(quote)
-                yield Piece(at, at + len(body), body, prefix, quote, id(call) in in_functions)
+            piece = _string(source[start:end], start, id(call) in in_functions)
+            if piece is not None and has_words(_outside_fields(piece)):
+                yield piece
+
+
+def _string(written: str, start: int, in_function: bool) -> Piece | None:
+    """The string ``written`` at ``start`` as a piece: one literal, or literals side by side."""
+    literal = LITERAL.match(written)
+    if literal is not None and literal.group(2) not in literal.group(3):  # one literal
+        prefix, quote, body = literal.groups()
+        at = start + len(prefix) + len(quote)
+        return Piece(at, at + len(body), body, prefix, quote, in_function)
+    tokens = list(tokenize.generate_tokens(io.StringIO(written).readline))
+    strings = [token for token in tokens if token.type == tokenize.STRING]
+    offset = _offsets(written, in_bytes=False)
+    bounds = [(offset(*token.start), offset(*token.end)) for token in strings]
+    joins = tuple(written[a:b] for (_, a), (b, _) in zip(bounds, bounds[1:], strict=False))
+    literals = [LITERAL.match(token.string) for token in strings]
+    if any(join.strip() for join in joins) or not all(literals):
+        return None  # a comment between them, or a literal of its own kind
+    prefixes = {m.group(1).lower() for m in literals}
+    quotes = {m.group(2) for m in literals}
+    if len(quotes) > 1 or not prefixes <= {"", "f"} or any(m.group(2) in m.group(3) for m in literals):
+        return None
+    fstring = "f" in prefixes
+    bodies = [
+        m.group(3) if m.group(1) or not fstring else m.group(3).replace("{", "{{").replace("}", "}}")
+        for m in literals
+    ]
+    splits = tuple(len("".join(bodies[:at])) for at in range(1, len(bodies)))
+    prefix = "f" if fstring else ""
+    return Piece(
+        start, start + len(written), "".join(bodies), prefix, quotes.pop(), in_function, splits, joins
+    )
+
+
+def _outside_fields(piece: Piece) -> str:
+    words = piece.text
+    for field_start, field_end in reversed(_fields(piece.text) if piece.is_fstring else []):
+        words = words[:field_start] + " " + words[field_end:]
+    return words
 
 
 def pieces(source: str) -> list[Piece]:
     """The comments and printed strings of a cell's ``source`` that hold words, in order."""
-    offset = _offsets(source)
-    return sorted([*_comments(source, offset), *_printed(source, offset)], key=lambda p: p.start)
+    return sorted([*_comments(source), *_printed(source, _offsets(source))], key=lambda p: p.start)
 
 
 def translated_source(source: str, translations: dict[Piece, str]) -> str:
     """``source`` with each of its pieces replaced by its translation in ``translations``."""
     for piece in sorted(translations, key=lambda p: p.start, reverse=True):
-        source = source[: piece.start] + translations[piece] + source[piece.end :]
+        source = source[: piece.start] + piece.written(translations[piece]) + source[piece.end :]
     return source
 
 
