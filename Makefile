@@ -159,6 +159,8 @@ missing-pdf-debs:
 
 # The test tiers, by what a test needs (pytest markers, tests/conftest.py). Every test is in one.
 PYTEST   := $(RUNS) $(BIN)/python -m pytest -ra --durations=10
+# The reexecution beside the browser tests (make test), at a priority that leaves them the CPU
+PYTEST_NICE := $(RUNS) nice -n 15 $(BIN)/python -m pytest -ra --durations=10
 NO_BUILD := SELFATTN_NO_BUILD=1
 BUILT    := SELFATTN_BOOK_BUILT=1
 NEEDS    := book or browser or tex or reexecute
@@ -195,17 +197,28 @@ test-pdf: book
 test-reexecute: site
 	$(BUILT) $(PYTEST) $(TIER_REEXECUTE)
 
-## test: check the system packages, install, then every tier in turn, the cheapest first,
-## stopping at the first that fails: lint, fast, (make site) book, browser, (the PDFs) pdf, reexecute
+## test: check the system packages, install, then every tier, the cheapest first, stopping at
+## the first that fails: lint and fast side by side, (make site) book, browser with reexecute
+## beside it, (the PDFs) pdf
 test: test-check $(INSTALL)
-	$(NO_BUILD) $(PYTEST) $(TIER_LINT)
-	$(NO_BUILD) $(PYTEST) $(TIER_FAST)
+	$(SIDE_BY_SIDE) tier-lint tier-fast
 	$(MAKE) --no-print-directory site
 	$(BUILT) $(PYTEST) $(TIER_BOOK)
-	$(BUILT) $(PYTEST) $(TIER_BROWSER)
+	$(SIDE_BY_SIDE) tier-browser tier-reexecute
 	$(MAKE) --no-print-directory pdf-into-sites
 	$(BUILT) $(PYTEST) $(TIER_PDF)
-	$(BUILT) $(PYTEST) $(TIER_REEXECUTE)
+
+# make test's pairs of tiers, each pair on the two cores a small machine has: lint and fast need
+# one core each; Chromium leaves one mostly idle, which the reexecution takes at a lower priority.
+.PHONY: tier-lint tier-fast tier-browser tier-reexecute
+tier-lint:
+	$(NO_BUILD) $(PYTEST) $(TIER_LINT)
+tier-fast:
+	$(NO_BUILD) $(PYTEST) $(TIER_FAST)
+tier-browser:
+	$(BUILT) $(PYTEST) $(TIER_BROWSER)
+tier-reexecute:
+	$(BUILT) $(PYTEST_NICE) $(TIER_REEXECUTE)
 
 ## live: build the site into _build/live with its live code on a local Jupyter server
 ## (127.0.0.1, random token, only this site's origin allowed), serve it and print the URL
