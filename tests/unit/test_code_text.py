@@ -15,6 +15,7 @@ CHINESE = {
     "(B, T) = (32, 8) each": "每个都是 (B, T) = (32, 8)",
     "yb is xb moved one to the left:": "yb 就是 xb 左移一位：",
     "question {i}: after {seen!r:<6} comes {answer!r}:": "第 {i} 题：{seen!r:<6} 之后是 {answer!r}：",
+    "{'model':<12} {'val loss':>9}": "{'模型':<12} {'验证损失':>9}",
 }
 
 
@@ -84,3 +85,10 @@ def test_a_plain_literal_beside_an_f_string_keeps_its_braces_as_printed():
     assert (
         translated_source('print("{a} is " f"{b}")\n', {piece: "{{a}} 是 {b}"}) == 'print("{a} 是 " f"{b}")\n'
     )
+
+
+def test_a_column_title_written_in_a_field_is_a_word_to_translate_padded_as_in_english():
+    (title,) = [p for p in pieces(CELL) if p.text.startswith("{'model'")]
+    printed = translated_output("model         val loss\n", title, CHINESE[title.text])
+    assert printed == f"{'模型':<12} {'验证损失':>9}\n"
+    assert pieces("print(f\"{name:<12} {'':>9}\")\n") == []  # a name's value, a blank column: no word

@@ -11,8 +11,10 @@ A string written as literals side by side (``f"step {i}: " f"loss {loss:.4f}"``,
 Python) is one message, its literals' bodies joined; the translation is written back as literals
 side by side again, cut before the fields that began the English literals.
 
+A field whose value is a string written in it (a column's title, ``{'val loss':>9}``) counts as
+the string's words: its translation may change that string, and prints it in the same width.
 A comment or string without a word of two letters (``# (B, T, C)``, or an f-string's words all
-in its fields) is kept as it is; so is a string of literals with other quotes or prefixes than
+in its other fields) is kept as it is; so is a string of literals with other quotes or prefixes than
 f, or with a comment between them, and all of a cell that is not Python.
 """
 
@@ -173,10 +175,24 @@ def _string(written: str, start: int, in_function: bool) -> Piece | None:
 
 
 def _outside_fields(piece: Piece) -> str:
-    words = piece.text
-    for field_start, field_end in reversed(_fields(piece.text) if piece.is_fstring else []):
-        words = words[:field_start] + " " + words[field_end:]
-    return words
+    """What ``piece`` prints besides its fields' values (a constant field's text included)."""
+    return " ".join(text for kind, text in _parts(piece, piece.text) if kind == "text")
+
+
+def _constant(field: str, quote: str) -> str | None:
+    """What a field of an f-string prints when its value is a string written in it (a column's
+    title, ``{'val loss':>9}``); None for any other field."""
+    try:
+        (value,) = ast.parse(f"f{quote}{field}{quote}", mode="eval").body.values
+    except (SyntaxError, ValueError):
+        return None
+    spec = value.format_spec
+    if not (isinstance(value.value, ast.Constant) and isinstance(value.value.value, str)):
+        return None
+    if spec is not None and not all(isinstance(part, ast.Constant) for part in spec.values):
+        return None
+    text = {-1: str, 115: str, 114: repr, 97: ascii}[value.conversion](value.value.value)
+    return format(text, "".join(part.value for part in spec.values) if spec else "")
 
 
 def pieces(source: str) -> list[Piece]:
@@ -211,7 +227,8 @@ def _fields(body: str) -> list[tuple[int, int]]:
 
 
 def _parts(piece: Piece, body: str) -> list[tuple[str, str]]:
-    """``body`` as ("text", its value as printed) and ("field", its source) parts."""
+    """``body`` as ("text", its value as printed) and ("field", its source) parts; a field whose
+    value is a string written in it is text."""
 
     prefix = piece.prefix.replace("f", "").replace("F", "")
 
@@ -223,9 +240,17 @@ def _parts(piece: Piece, body: str) -> list[tuple[str, str]]:
         return [("text", value(body))]
     parts, at = [], 0
     for start, end in _fields(body):
-        parts += [("text", value(body[at:start])), ("field", body[start:end])]
+        constant = _constant(body[start:end], piece.quote)
+        field = ("field", body[start:end]) if constant is None else ("text", constant)
+        parts += [("text", value(body[at:start])), field]
         at = end
-    return [part for part in [*parts, ("text", value(body[at:]))] if part != ("text", "")]
+    merged: list[tuple[str, str]] = []
+    for kind, text in [*parts, ("text", value(body[at:]))]:
+        if merged and kind == "text" == merged[-1][0]:
+            merged[-1] = ("text", merged[-1][1] + text)
+        elif (kind, text) != ("text", ""):
+            merged.append((kind, text))
+    return merged
 
 
 def field_sources(piece: Piece, body: str) -> list[str]:
