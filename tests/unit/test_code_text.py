@@ -92,3 +92,11 @@ def test_a_column_title_written_in_a_field_is_a_word_to_translate_padded_as_in_e
     printed = translated_output("model         val loss\n", title, CHINESE[title.text])
     assert printed == f"{'模型':<12} {'验证损失':>9}\n"
     assert pieces("print(f\"{name:<12} {'':>9}\")\n") == []  # a name's value, a blank column: no word
+
+
+def test_a_one_line_docstring_is_translated_in_the_source_and_never_in_what_was_printed():
+    cell = 'def f(x):\n    """Double x."""\n    print("Double x.")\n    return 2 * x\n'
+    docstring, printed = pieces(cell)
+    assert (docstring.docstring, printed.docstring) == (True, False)
+    assert translated_source(cell, {docstring: "把 x 翻倍。"}).splitlines()[1] == '    """把 x 翻倍。"""'
+    assert pieces('def g():\n    """Two\n    lines."""\n') == []  # a docstring of several lines stays

@@ -1,11 +1,12 @@
-"""Code cells' words: their comments and what they print.
+"""Code cells' words: their comments, their docstrings and what they print.
 
-The gettext build offers, for every code cell a page shows, each comment's text and the text of
-each string a ``print`` call is given (a plain string, or an f-string as written, its fields
-``{…}`` included) as messages of the chapter's catalog. A translated build writes their
-translations into the cell's source, the code a reader sees and a live page runs, and into what
-the chapter's cells printed, each f-string's fields holding the values the English edition printed.
-Nothing is executed again, and the code stays the same: only comments and printed strings change.
+The gettext build offers, for every code cell a page shows, each comment's text, each one-line
+docstring, and the text of each string a ``print`` call is given (a plain string, or an f-string
+as written, its fields ``{…}`` included) as messages of the chapter's catalog. A translated build
+writes their translations into the cell's source, the code a reader sees and a live page runs,
+and into what the chapter's cells printed, each f-string's fields holding the values the English
+edition printed. Nothing is executed again, and the code stays the same: only comments,
+docstrings and printed strings change.
 
 A string written as literals side by side (``f"step {i}: " f"loss {loss:.4f}"``, one string to
 Python) is one message, its literals' bodies joined; the translation is written back as literals
@@ -64,6 +65,7 @@ class Piece:
     # source has between them; start and end then hold all of them, quotes and prefixes included
     splits: tuple[int, ...] = ()
     joins: tuple[str, ...] = ()
+    docstring: bool = False  # a function's or a class's own words, never printed
 
     @property
     def is_fstring(self) -> bool:
@@ -195,9 +197,37 @@ def _constant(field: str, quote: str) -> str | None:
     return format(text, "".join(part.value for part in spec.values) if spec else "")
 
 
+def _docstrings(source: str, offset: Callable[[int, int], int]) -> Iterator[Piece]:
+    """The one-line docstrings of the functions and classes ``source`` defines."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return
+    defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for node in ast.walk(tree):
+        first = node.body[0] if isinstance(node, defined) else None
+        if (
+            isinstance(first, ast.Expr)
+            and isinstance(first.value, ast.Constant)
+            and first.lineno == first.end_lineno
+        ):
+            string = first.value
+            start, end = (
+                offset(string.lineno, string.col_offset),
+                offset(string.end_lineno, string.end_col_offset),
+            )
+            literal = LITERAL.match(source[start:end])
+            if isinstance(string.value, str) and literal and has_words(string.value):
+                prefix, quote, body = literal.groups()
+                at = start + len(prefix) + len(quote)
+                yield Piece(at, at + len(body), body, prefix, quote, docstring=True)
+
+
 def pieces(source: str) -> list[Piece]:
-    """The comments and printed strings of a cell's ``source`` that hold words, in order."""
-    return sorted([*_comments(source), *_printed(source, _offsets(source))], key=lambda p: p.start)
+    """The comments, docstrings and printed strings of a cell's ``source`` that hold words, in order."""
+    offset = _offsets(source)
+    found = [*_comments(source), *_docstrings(source, offset), *_printed(source, offset)]
+    return sorted(found, key=lambda p: p.start)
 
 
 def translated_source(source: str, translations: dict[Piece, str]) -> str:
@@ -336,7 +366,7 @@ class TranslateCodeText(SphinxPostTransform):
         for source, printed, cell_pieces in found:
             chosen = {piece: self._translation(piece, translate(piece.text)) for piece in cell_pieces}
             _set_text(source, translated_source(source.astext(), chosen))
-            strings = [(piece, text) for piece, text in chosen.items() if piece.quote]
+            strings = [(piece, text) for piece, text in chosen.items() if piece.quote and not piece.docstring]
             shared += [(piece, text) for piece, text in strings if piece.in_function]
             # what the cell printed itself, and what a function of this cell or an earlier one printed
             mine = sorted(
