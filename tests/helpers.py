@@ -147,12 +147,13 @@ def _block_text(block: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", block))
 
 
-def code_cells(page: str) -> list[tuple[str, str]]:
-    """Each code cell of a built page: its source, and all it printed."""
+def code_cells(page: str, hidden: bool = True) -> list[tuple[str, str]]:
+    """Each code cell of a built page: its source, and all it printed; with ``hidden`` false, not
+    the cells whose code is hidden behind a button (which the PDF leaves out)."""
     found = []
     for chunk in CODE_CELL.split(page)[1:]:
         source = CELL_SOURCE.search(chunk)
-        if source:
+        if source and (hidden or not chunk.startswith("tag_hide-input")):
             found.append(
                 (_block_text(source.group(1)), "".join(_block_text(p) for p in CELL_PRINTED.findall(chunk)))
             )

@@ -469,7 +469,7 @@ def test_the_chinese_pdf_shows_code_cells_and_terms_as_the_chinese_site_does(pdf
     lines = [
         line
         for page in sorted((built_book / "zh" / "book").glob("*.html"))
-        for source, printed in code_cells(page.read_text(encoding="utf-8"))
+        for source, printed in code_cells(page.read_text(encoding="utf-8"), hidden=False)
         for line in (source + printed).splitlines()
         if re.search(r"[\u4e00-\u9fff]", line)
         and len(line) + len(re.findall(r"[^\x00-\xff]", line)) <= 70  # not wrapped
