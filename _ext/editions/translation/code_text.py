@@ -13,7 +13,8 @@ Python) is one message, its literals' bodies joined; the translation is written 
 side by side again, cut before the fields that began the English literals.
 
 A field whose value is a string written in it (a column's title, ``{'val loss':>9}``) counts as
-the string's words: its translation may change that string, and prints it in the same width.
+the string's words: its translation may change that string, and its width (a Chinese character
+takes two columns).
 A comment or string without a word of two letters (``# (B, T, C)``, or an f-string's words all
 in its other fields) is kept as it is; so is a string of literals with other quotes or prefixes than
 f, or with a comment between them, and all of a cell that is not Python.
@@ -26,7 +27,7 @@ import io
 import re
 import tokenize
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from docutils import nodes
@@ -125,11 +126,7 @@ def _comments(source: str) -> Iterator[Piece]:
                 yield Piece(start, start + len(text), text)
 
 
-def _printed(source: str, offset: Callable[[int, int], int]) -> Iterator[Piece]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:  # IPython's own syntax (%timeit): comments only
-        return
+def _printed(source: str, tree: ast.Module, offset: Callable[[int, int], int]) -> Iterator[Piece]:
     functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
     in_functions = {id(node) for f in ast.walk(tree) if isinstance(f, functions) for node in ast.walk(f)}
     for call in ast.walk(tree):
@@ -197,36 +194,35 @@ def _constant(field: str, quote: str) -> str | None:
     return format(text, "".join(part.value for part in spec.values) if spec else "")
 
 
-def _docstrings(source: str, offset: Callable[[int, int], int]) -> Iterator[Piece]:
+def _docstrings(source: str, tree: ast.Module, offset: Callable[[int, int], int]) -> Iterator[Piece]:
     """The one-line docstrings of the functions and classes ``source`` defines."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return
     defined = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for node in ast.walk(tree):
-        first = node.body[0] if isinstance(node, defined) else None
+        first = (
+            node.body[0].value if isinstance(node, defined) and isinstance(node.body[0], ast.Expr) else None
+        )
         if (
-            isinstance(first, ast.Expr)
-            and isinstance(first.value, ast.Constant)
+            isinstance(first, ast.Constant)
+            and isinstance(first.value, str)
             and first.lineno == first.end_lineno
         ):
-            string = first.value
             start, end = (
-                offset(string.lineno, string.col_offset),
-                offset(string.end_lineno, string.end_col_offset),
+                offset(first.lineno, first.col_offset),
+                offset(first.end_lineno, first.end_col_offset),
             )
-            literal = LITERAL.match(source[start:end])
-            if isinstance(string.value, str) and literal and has_words(string.value):
-                prefix, quote, body = literal.groups()
-                at = start + len(prefix) + len(quote)
-                yield Piece(at, at + len(body), body, prefix, quote, docstring=True)
+            piece = _string(source[start:end], start, in_function=False)
+            if piece is not None and has_words(piece.text):
+                yield replace(piece, docstring=True)
 
 
 def pieces(source: str) -> list[Piece]:
     """The comments, docstrings and printed strings of a cell's ``source`` that hold words, in order."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:  # IPython's own syntax (%timeit): comments only
+        return list(_comments(source))
     offset = _offsets(source)
-    found = [*_comments(source), *_docstrings(source, offset), *_printed(source, offset)]
+    found = [*_comments(source), *_docstrings(source, tree, offset), *_printed(source, tree, offset)]
     return sorted(found, key=lambda p: p.start)
 
 
