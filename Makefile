@@ -158,9 +158,10 @@ missing-pdf-debs:
 	@echo $(MISSING_PDF)
 
 # The test tiers, by what a test needs (pytest markers, tests/conftest.py). Every test is in one.
-PYTEST   := $(RUNS) $(BIN)/python -m pytest -ra --durations=10
+PYTEST_ARGS := -m pytest -ra --durations=10
+PYTEST   := $(RUNS) $(BIN)/python $(PYTEST_ARGS)
 # The reexecution beside the browser tests (make test), at a priority that leaves them the CPU
-PYTEST_NICE := $(RUNS) nice -n 15 $(BIN)/python -m pytest -ra --durations=10
+PYTEST_NICE := $(RUNS) nice -n 15 $(BIN)/python $(PYTEST_ARGS)
 NO_BUILD := SELFATTN_NO_BUILD=1
 BUILT    := SELFATTN_BOOK_BUILT=1
 NEEDS    := book or browser or tex or reexecute

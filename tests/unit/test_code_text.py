@@ -94,7 +94,7 @@ def test_a_column_title_written_in_a_field_is_a_word_to_translate_padded_as_in_e
     assert pieces("print(f\"{name:<12} {'':>9}\")\n") == []  # a name's value, a blank column: no word
 
 
-def test_a_one_line_docstring_is_translated_in_the_source_and_never_in_what_was_printed():
+def test_a_one_line_docstring_is_translated_in_the_source_and_marked_as_never_printed():
     cell = 'def f(x):\n    """Double x."""\n    print("Double x.")\n    return 2 * x\n'
     docstring, printed = pieces(cell)
     assert (docstring.docstring, printed.docstring) == (True, False)
