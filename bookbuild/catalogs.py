@@ -10,10 +10,11 @@ untranslated, a changed one arrives fuzzy with the old translation as a start, a
 one is dropped. The build's image file names (figures are named by a hash of their pixels) are
 not messages to translate and are left out; the images' alt texts are.
 
-It also refreshes ``locale/zh_CN/scripts.json``, the translations of what the site's scripts
-write (the figures' labels, the live code's messages): every text a script passes to its
-lookup, ``phrase("...")``, with its translation; a new text arrives untranslated (empty) and a
-text no script writes any more is dropped.
+It also refreshes ``code/selfattn/locale/zh_CN.json``, the translations of what the package
+writes for a reader: every text its Python passes to ``say("...")`` or marks with ``words("...")``
+(``selfattn.language``), and every text its scripts pass to their lookup, ``phrase("...")`` (the
+figures' labels, the live code's messages), each with its translation; a new text arrives
+untranslated (empty) and a text the package no longer writes is dropped.
 
 ``current`` extracts the chapters' text as it is now, without executing the book
 (``bookbuild.build.extract_prose``, half a minute), and fails on any of its messages that the
@@ -23,14 +24,15 @@ into the catalogs yet, which the Chinese edition would show in English.
 ``check`` fails on any message that is untranslated or fuzzy, or whose translation lost or
 added markup: roles ({glue:text}`name`, {cite}`key`; a link such as {ref}`text <label>` or
 {term}`text <word>` may translate its text but keeps its target), inline code, math, links'
-targets, a figure's ``{value:format}`` (filled in after translation); and on any script text
-that is untranslated or whose translation lost or added a ``{name}`` the script fills in, or a
+targets, a figure's ``{value:format}`` (filled in after translation); and on any of the package's
+texts that is untranslated or whose translation lost or added a ``{field}`` filled in, or a
 number.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -40,9 +42,9 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from _ext.editions.translation.script_texts import SCRIPT_TEXTS
 from bookbuild import MESSAGES, ROOT
 from bookbuild.build import extract_prose
+from selfattn.language import texts_file
 
 LANGUAGE = "zh_CN"
 TEMPLATES = MESSAGES / "_build" / "gettext" / "book"
@@ -60,11 +62,14 @@ SCRIPTS = (
     ROOT / "code" / "selfattn" / "figures" / "figures.js",
     ROOT / "_ext" / "content" / "live_code_static" / "live-code.js",
 )
-TRANSLATED_SCRIPT_TEXTS = ROOT / "locale" / LANGUAGE / SCRIPT_TEXTS
+# The package's Python modules, and what they say: say("English {field}", ...) and words("...").
+MODULES = tuple(sorted((ROOT / "code" / "selfattn").rglob("*.py")))
+SAYING = {"say", "words"}
+TRANSLATED_TEXTS = texts_file(LANGUAGE)
 STRING = r'"(?:[^"\\\n]|\\.)*"'
 PHRASE = re.compile(rf"\bphrase\(\s*({STRING}(?:\s*\+\s*{STRING})*)\s*[,)]")
 CALL = re.compile(r"(?<!function )\bphrase\(")
-PLACEHOLDER = re.compile(r"\{(\w+)\}")
+PLACEHOLDER = re.compile(r"\{\w+(?:![rsa])?(?::[^{}]*)?\}")  # {name}, {name!r}, {name:.4f}
 NUMBER = re.compile(r"\d+")
 
 # A role: {name}`content`. A translation keeps each role: the whole of it, or for a link with its
@@ -142,44 +147,66 @@ def untranslated(templates: Path, catalogs: Path = CATALOGS, root: Path = ROOT) 
     return found
 
 
-def script_texts(scripts: tuple[Path, ...] = SCRIPTS) -> list[str]:
-    """Every text the scripts pass to ``phrase``, each once, in the order they appear."""
+def package_texts(scripts: tuple[Path, ...] = SCRIPTS, modules: tuple[Path, ...] = MODULES) -> list[str]:
+    """Every text the package's scripts pass to ``phrase`` and its modules to ``say`` or ``words``,
+    each once, in the order they appear."""
     texts = []
     for path in scripts:
         for match in PHRASE.finditer(path.read_text(encoding="utf-8")):
             texts.append("".join(json.loads(part) for part in re.findall(STRING, match.group(1))))
+    for path in modules:
+        texts += said(path.read_text(encoding="utf-8"))
     return list(dict.fromkeys(texts))
 
 
-def read_script_texts(path: Path = TRANSLATED_SCRIPT_TEXTS) -> dict[str, str]:
-    """The scripts' texts and their translations, as ``path`` holds them (none if it is missing)."""
+def said(source: str) -> list[str]:
+    """The string literals a module's source passes first to ``say`` or ``words``, in order."""
+    calls = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SAYING
+    ]
+    calls.sort(key=lambda call: (call.lineno, call.col_offset))
+    return [
+        call.args[0].value
+        for call in calls
+        if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+    ]
+
+
+def read_package_texts(path: Path = TRANSLATED_TEXTS) -> dict[str, str]:
+    """The package's texts and their translations, as ``path`` holds them (none if it is missing)."""
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
-def update_script_texts(path: Path = TRANSLATED_SCRIPT_TEXTS) -> None:
-    """Refresh ``path`` from the scripts: their texts, in order, each with its translation so far."""
-    known = read_script_texts(path)
-    texts = {text: known.get(text, "") for text in script_texts()}
+def update_package_texts(path: Path = TRANSLATED_TEXTS) -> None:
+    """Refresh ``path`` from the package: its texts, in order, each with its translation so far."""
+    known = read_package_texts(path)
+    texts = {text: known.get(text, "") for text in package_texts()}
     path.write_text(json.dumps(texts, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
-def script_problems(scripts: tuple[Path, ...] = SCRIPTS, path: Path = TRANSLATED_SCRIPT_TEXTS) -> list[str]:
-    """What keeps the scripts' translations from being complete, one line each."""
+def package_text_problems(
+    scripts: tuple[Path, ...] = SCRIPTS, path: Path = TRANSLATED_TEXTS, modules: tuple[Path, ...] = MODULES
+) -> list[str]:
+    """What keeps the translations of the package's texts from being complete, one line each."""
     found = []
     for script in scripts:
         source = script.read_text(encoding="utf-8")
         if len(CALL.findall(source)) != len(PHRASE.findall(source)):
             found.append(f"{script.name}: a phrase() whose text is not a string literal")
-    texts, known = script_texts(scripts), read_script_texts(path)
+    texts, known = package_texts(scripts, modules), read_package_texts(path)
     for text in texts:
         translation = known.get(text)
         if not translation:
             found.append(f"{path.name}: untranslated: {text[:80]!r}")
         elif any(sorted(p.findall(text)) != sorted(p.findall(translation)) for p in (PLACEHOLDER, NUMBER)):
             found.append(
-                f"{path.name}: the {{names}} or numbers differ: {text[:50]!r} -> {translation[:50]!r}"
+                f"{path.name}: the {{fields}} or numbers differ: {text[:50]!r} -> {translation[:50]!r}"
             )
-    found += [f"{path.name}: no script writes {text[:80]!r}" for text in known if text not in texts]
+    found += [
+        f"{path.name}: the package no longer writes {text[:80]!r}" for text in known if text not in texts
+    ]
     return found
 
 
@@ -229,16 +256,16 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.command == "update":
         print(f"{len(update())} catalogs updated in {CATALOGS.relative_to(ROOT)}")
-        update_script_texts()
-        print(f"{TRANSLATED_SCRIPT_TEXTS.relative_to(ROOT)} updated from the scripts")
+        update_package_texts()
+        print(f"{TRANSLATED_TEXTS.relative_to(ROOT)} updated from the package")
         return 0
     if args.command == "current":
         found = untranslated(extract_prose())
         print("\n".join([*found, FIX]) if found else "every message of the English text has its translation")
         return 1 if found else 0
     paths = args.catalogs or sorted(CATALOGS.glob("*.po"))
-    found = [line for path in paths for line in problems(path)] + script_problems()
-    done = f"{len(paths)} catalogs and the scripts' texts: every message translated, markup kept"
+    found = [line for path in paths for line in problems(path)] + package_text_problems()
+    done = f"{len(paths)} catalogs and the package's texts: every message translated, markup kept"
     print("\n".join(found) if found else done)
     return 1 if found else 0
 

@@ -25,6 +25,7 @@ from torch.nn import functional as F
 
 from selfattn.anatomy import AttentionStages, stages
 from selfattn.causal import future_keys
+from selfattn.language import say, words
 from selfattn.models import Head, next_token_loss
 
 BATCH, CONTEXT, N_EMBD, HEAD_SIZE, VOCAB = 4, 8, 24, 16, 65  # B, T, C, hs and V, as in the chapters
@@ -66,9 +67,9 @@ def _inverted_mask(T: int) -> Tensor:
 
 
 MASK_SLIPS: Slips = (
-    (buggy_mask, "the mask is triu, so each position sees the future, not its past; use tril"),
-    (_no_mask, "nothing is masked, so each position sees the future; hide where tril == 0"),
-    (_inverted_mask, "the mask is inverted, 1 where tril is 0; a position may look where tril is 1"),
+    (buggy_mask, words("the mask is triu, so each position sees the future, not its past; use tril")),
+    (_no_mask, words("nothing is masked, so each position sees the future; hide where tril == 0")),
+    (_inverted_mask, words("the mask is inverted, 1 where tril is 0; a position may look where tril is 1")),
 )
 
 
@@ -86,9 +87,12 @@ def _transposed_scores(q: Tensor, k: Tensor) -> Tensor:
 
 
 SCORE_SLIPS: Slips = (
-    (buggy_scores, "the scores are not scaled; multiply q @ k.transpose(-2, -1) by head_size ** -0.5"),
-    (_overscaled_scores, "the scores are divided by head_size, not its square root; use head_size ** -0.5"),
-    (_transposed_scores, "the table is transposed, one row per key; use q @ k.transpose(-2, -1)"),
+    (buggy_scores, words("the scores are not scaled; multiply q @ k.transpose(-2, -1) by head_size ** -0.5")),
+    (
+        _overscaled_scores,
+        words("the scores are divided by head_size, not its square root; use head_size ** -0.5"),
+    ),
+    (_transposed_scores, words("the table is transposed, one row per key; use q @ k.transpose(-2, -1)")),
 )
 
 
@@ -98,7 +102,10 @@ def buggy_weights(wei: Tensor) -> Tensor:
 
 
 WEIGHT_SLIPS: Slips = (
-    (buggy_weights, "softmax ran over dim=1, so each column of wei sums to 1; use dim=-1, one row per query"),
+    (
+        buggy_weights,
+        words("softmax ran over dim=1, so each column of wei sums to 1; use dim=-1, one row per query"),
+    ),
 )
 
 
@@ -154,9 +161,12 @@ def _summed_loss(logits: Tensor, targets: Tensor) -> Tensor:
 
 
 LOSS_SLIPS: Slips = (
-    (buggy_loss, "softmax ran before cross_entropy, which applies its own; pass it the logits themselves"),
-    (_unreshaped_loss, "cross_entropy takes (B*T, V) logits and (B*T,) targets; reshape both first"),
-    (_summed_loss, "it is the sum over the B*T positions, not their mean; keep cross_entropy's mean"),
+    (
+        buggy_loss,
+        words("softmax ran before cross_entropy, which applies its own; pass it the logits themselves"),
+    ),
+    (_unreshaped_loss, words("cross_entropy takes (B*T, V) logits and (B*T,) targets; reshape both first")),
+    (_summed_loss, words("it is the sum over the B*T positions, not their mean; keep cross_entropy's mean")),
 )
 
 
@@ -183,14 +193,22 @@ def _difference(name: str, got: Any, want: Tensor) -> str | None:
     """One line on where ``got`` first differs from the book's ``want``; None if it matches."""
     if isinstance(got, Exception):
         first = next(iter(str(got).strip().splitlines()), "")  # torch's messages can run on
-        return f"✗ your function raised {type(got).__name__}: {first}".removesuffix(": ")
+        return say(
+            "✗ your function raised {error}: {first}", error=type(got).__name__, first=first
+        ).removesuffix(": ")
     if not isinstance(got, Tensor):
-        forgot = ": is its return missing?" if got is None else ""
-        return f"✗ your function returned {type(got).__name__}, not a tensor{forgot}"
+        if got is None:
+            return say("✗ your function returned NoneType, not a tensor: is its return missing?")
+        return say("✗ your function returned {kind}, not a tensor", kind=type(got).__name__)
     if got.shape != want.shape:
-        return f"✗ {name} has shape {tuple(got.shape)}; the book's has {tuple(want.shape)}"
+        return say(
+            "✗ {name} has shape {yours}; the book's has {want}",
+            name=name,
+            yours=tuple(got.shape),
+            want=tuple(want.shape),
+        )
     if got.dtype != want.dtype:
-        return f"✗ {name} is {got.dtype}; the book's is {want.dtype}"
+        return say("✗ {name} is {yours}; the book's is {want}", name=name, yours=got.dtype, want=want.dtype)
     close = torch.isclose(got, want, RTOL, ATOL)  # -inf is close to -inf
     if close.all():
         return None
@@ -198,8 +216,19 @@ def _difference(name: str, got: Any, want: Tensor) -> str | None:
     where = f"{name}[{', '.join(map(str, at))}]" if at else name
     nans = int(got.isnan().sum())
     gap = (got - want).abs().masked_fill(close, 0).max().item()
-    worst = f"{nans} of yours are nan" if nans else f"the largest difference is {gap:.3g}"
-    return f"✗ {where} differs: yours is {got[at].item():.4g}, the book's {want[at].item():.4g} ({worst})"
+    worst = (
+        say("{nans} of yours are nan", nans=nans)
+        if nans
+        else say("the largest difference is {gap:.3g}", gap=gap)
+    )
+    yours, book = got[at].item(), want[at].item()
+    return say(
+        "✗ {where} differs: yours is {yours:.4g}, the book's {book:.4g} ({worst})",
+        where=where,
+        yours=yours,
+        book=book,
+        worst=worst,
+    )
 
 
 def _check(
@@ -210,10 +239,13 @@ def _check(
     message = _difference(name, got, want)
     if message is not None:
         raised = isinstance(got, Exception)
-        failed = f"your function raised {type(got).__name__}" if raised else f"{name} differs"
+        error = type(got).__name__
+        failed = (
+            say("your function raised {error}", error=error) if raised else say("{name} differs", name=name)
+        )
         known = (says for slip, says in slips if _same(got, _run(slip, inputs)))
-        message = next((f"✗ {failed}: {says}" for says in known), message)
-    verdict = Verdict(message is None, message or f"✓ {right}")
+        message = next((say("✗ {failed}: {why}", failed=failed, why=say(says)) for says in known), message)
+    verdict = Verdict(message is None, message or say("✓ {right}", right=right))
     print(verdict)
     return verdict
 
@@ -235,21 +267,30 @@ def check_causal_mask(fn: Callable[[int], Tensor]) -> Verdict:
         mask = fn(T)
         return mask.float() if isinstance(mask, Tensor) else mask
 
-    right = f"your mask is the book's tril for T = {CONTEXT}: each position sees itself and the ones before"
+    right = say(
+        "your mask is the book's tril for T = {T}: each position sees itself and the ones before", T=CONTEXT
+    )
     return _check("mask", as_floats, (CONTEXT,), _tril(CONTEXT), MASK_SLIPS, right)
 
 
 def check_scaled_scores(fn: Callable[[Tensor, Tensor], Tensor]) -> Verdict:
     """Check ``fn(q, k) -> wei``, the scaled scores before the mask: (B, T, hs) each -> (B, T, T)."""
     _, _, st = _book_head()
-    right = f"your scores match the book's on {BATCH} sequences of {CONTEXT} positions, head_size {HEAD_SIZE}"
+    right = say(
+        "your scores match the book's on {B} sequences of {T} positions, head_size {hs}",
+        B=BATCH,
+        T=CONTEXT,
+        hs=HEAD_SIZE,
+    )
     return _check("wei", fn, (st.q, st.k), st.scaled, SCORE_SLIPS, right)
 
 
 def check_softmax_rows(fn: Callable[[Tensor], Tensor]) -> Verdict:
     """Check ``fn(scores) -> wei``: masked scores (B, T, T), -inf above the diagonal, into weights."""
     _, _, st = _book_head()
-    right = f"your weights match the book's on {BATCH} tables of {CONTEXT} × {CONTEXT}: each row sums to 1"
+    right = say(
+        "your weights match the book's on {B} tables of {T} × {T}: each row sums to 1", B=BATCH, T=CONTEXT
+    )
     return _check("wei", fn, (st.masked,), st.wei, WEIGHT_SLIPS, right)
 
 
@@ -258,7 +299,7 @@ def check_head(fn: Callable[[Tensor, nn.Module, nn.Module, nn.Module], Tensor]) 
     x, head, _ = _book_head()
     with torch.no_grad():
         out = head(x)  # (B, T, hs): Head.forward, the book's head
-    right = f"your head matches the book's on {BATCH} sequences of {CONTEXT} positions"
+    right = say("your head matches the book's on {B} sequences of {T} positions", B=BATCH, T=CONTEXT)
     return _check("out", fn, (x, head.key, head.query, head.value), out, HEAD_SLIPS, right)
 
 
@@ -267,5 +308,5 @@ def check_bigram_loss(fn: Callable[[Tensor, Tensor], Tensor]) -> Verdict:
     generator = torch.Generator().manual_seed(SEED)
     logits = torch.randn(BATCH, CONTEXT, VOCAB, generator=generator)  # (B, T, V)
     targets = torch.randint(VOCAB, (BATCH, CONTEXT), generator=generator)  # (B, T)
-    right = f"your loss matches the book's next_token_loss on {BATCH} × {CONTEXT} positions"
+    right = say("your loss matches the book's next_token_loss on {B} × {T} positions", B=BATCH, T=CONTEXT)
     return _check("loss", fn, (logits, targets), next_token_loss(logits, targets), LOSS_SLIPS, right)

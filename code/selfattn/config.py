@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from selfattn.errors import ConfigError
+from selfattn.language import say, words
 from selfattn.settings import checked, setting
 
 # The most memory one training step may need: beyond it most laptops swap and many GPUs run out.
@@ -11,7 +12,7 @@ MEMORY_LIMIT_BYTES = 8 * 2**30
 ASSUMED_VOCAB = 128
 # torch seeds are unsigned 64-bit integers.
 LARGEST_SEED = 2**64 - 1
-SEED_HINT = "torch takes seeds of 64 bits"
+SEED_HINT = words("torch takes seeds of 64 bits")
 # The fields of the training recipe ("Training it well"): off at their defaults (selfattn.recipe).
 RECIPE_FIELDS = (
     "init_std",
@@ -40,7 +41,7 @@ class TrainConfig:
         0.0, "share of activations zeroed at random while training", low=0, high=1, high_open=True
     )
     learning_rate: float = setting(
-        1e-2, "AdamW's step size", low=0, low_open=True, high=1, hint="typical values are 1e-4 to 1e-2"
+        1e-2, "AdamW's step size", low=0, low_open=True, high=1, hint=words("typical values are 1e-4 to 1e-2")
     )
     max_iters: int = setting(3000, "training steps", low=0)
     eval_interval: int = setting(300, "steps between two evaluations of both splits", low=1)
@@ -54,7 +55,7 @@ class TrainConfig:
         "std of the normal starting weights, biases zero (None: PyTorch's own starting weights)",
         low=0,
         low_open=True,
-        hint="GPT-2 uses 0.02",
+        hint=words("GPT-2 uses 0.02"),
     )
     scale_residual_init: bool = setting(
         False, "start the layers that write into the residual stream 1/sqrt(2 n_layer) smaller"
@@ -89,26 +90,45 @@ class TrainConfig:
         """Rules between fields: heads that split n_embd evenly, a recipe that fits, a step that fits."""
         if self.n_embd % self.n_head:
             raise ConfigError(
-                f"n_embd={self.n_embd} with n_head={self.n_head}: each head gets n_embd / n_head "
-                f"channels, so n_embd must be a multiple of n_head (e.g. n_head={_divisor(self)})."
+                say(
+                    "n_embd={n_embd} with n_head={n_head}: each head gets n_embd / n_head channels, so "
+                    "n_embd must be a multiple of n_head (e.g. n_head={divisor}).",
+                    n_embd=self.n_embd,
+                    n_head=self.n_head,
+                    divisor=_divisor(self),
+                )
             )
         if self.scale_residual_init and self.init_std is None:
             raise ConfigError(
-                "scale_residual_init=True scales the starting weights init_std draws; set init_std too "
-                "(e.g. init_std=0.02)."
+                say(
+                    "scale_residual_init=True scales the starting weights init_std draws; set init_std too "
+                    "(e.g. init_std=0.02)."
+                )
             )
         if self.warmup_iters > self.max_iters:
             raise ConfigError(
-                f"warmup_iters={self.warmup_iters} with max_iters={self.max_iters}: the warmup must end "
-                f"by the last step; make warmup_iters at most {self.max_iters}."
+                say(
+                    "warmup_iters={warmup} with max_iters={steps}: the warmup must end by the last step; "
+                    "make warmup_iters at most {steps}.",
+                    warmup=self.warmup_iters,
+                    steps=self.max_iters,
+                )
             )
         need = step_bytes(self)
         if need > MEMORY_LIMIT_BYTES:
             raise ConfigError(
-                f"batch_size={self.batch_size}, block_size={self.block_size}, n_embd={self.n_embd}, "
-                f"n_head={self.n_head}, n_layer={self.n_layer} need about {need / 2**30:.1f} GiB per "
-                f"step, more than the {MEMORY_LIMIT_BYTES / 2**30:.0f} GiB allowed; make batch_size, "
-                "block_size or n_layer smaller."
+                say(
+                    "batch_size={B}, block_size={T}, n_embd={C}, n_head={heads}, n_layer={layers} need "
+                    "about {need:.1f} GiB per step, more than the {limit:.0f} GiB allowed; make "
+                    "batch_size, block_size or n_layer smaller.",
+                    B=self.batch_size,
+                    T=self.block_size,
+                    C=self.n_embd,
+                    heads=self.n_head,
+                    layers=self.n_layer,
+                    need=need / 2**30,
+                    limit=MEMORY_LIMIT_BYTES / 2**30,
+                )
             )
 
 

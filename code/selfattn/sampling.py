@@ -23,6 +23,7 @@ import torch
 from torch.nn import functional as F
 
 from selfattn.errors import ConfigError
+from selfattn.language import words
 from selfattn.settings import checked, setting
 
 # Dividing a score s by the temperature t overflows float32 (largest 3.4e38) once |s| / t does:
@@ -40,8 +41,10 @@ class Sampling:
         1.0,
         "divide the scores by this before softmax",
         low=MIN_TEMPERATURE,
-        hint="dividing the scores by less overflows float32 to inf and nan; 1 leaves the scores "
-        "alone; for the likeliest token every time, use greedy=True",
+        hint=words(
+            "dividing the scores by less overflows float32 to inf and nan; 1 leaves the scores alone; "
+            "for the likeliest token every time, use greedy=True"
+        ),
     )
     top_k: int | None = setting(None, "keep only the k likeliest tokens", low=1)
     top_p: float | None = setting(

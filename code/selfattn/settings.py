@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, get_args, get_type_hints
 
 from selfattn.errors import ConfigError
+from selfattn.language import say
 
 
 @dataclass(frozen=True)
@@ -42,14 +43,19 @@ class Rule:
 
     def describe(self, kind: type) -> str:
         """The allowed range in words, e.g. "at least 1" or "greater than 0 and at most 1"."""
-        if kind is int and not self.low_open and not self.high_open and None not in (self.low, self.high):
-            return f"from {self.low} to {self.high}"
-        words = []
-        if self.low is not None:
-            words.append(f"{'greater than' if self.low_open else 'at least'} {self.low:g}")
-        if self.high is not None:
-            words.append(f"{'less than' if self.high_open else 'at most'} {self.high:g}")
-        return " and ".join(words)
+        low, high = self.low, self.high
+        if kind is int and not self.low_open and not self.high_open and None not in (low, high):
+            return say("from {low} to {high}", low=low, high=high)
+        bounds = []
+        if low is not None:
+            bounds.append(
+                say("greater than {low:g}", low=low) if self.low_open else say("at least {low:g}", low=low)
+            )
+        if high is not None:
+            bounds.append(
+                say("less than {high:g}", high=high) if self.high_open else say("at most {high:g}", high=high)
+            )
+        return bounds[0] if len(bounds) == 1 else say("{low} and {high}", low=bounds[0], high=bounds[1])
 
 
 def setting(default: Any, help: str, **rule: Any) -> Any:
@@ -81,7 +87,11 @@ def checked(cls: type) -> type:
                 raise ConfigError(_unknown(cls.__name__, name, names))
         if len(args) > len(names):
             raise ConfigError(
-                f"{cls.__name__} takes at most {len(names)} values; name each one, e.g. seed=1."
+                say(
+                    "{config} takes at most {n} values; name each one, e.g. seed=1.",
+                    config=cls.__name__,
+                    n=len(names),
+                )
             )
         generated_init(self, *args, **kwargs)
         for f in fields(cls):
@@ -106,8 +116,20 @@ def listing(config: Any, names: list[str]) -> str:
 
 def _unknown(config_name: str, name: str, names: list[str]) -> str:
     close = difflib.get_close_matches(name, names, n=1, cutoff=0.6)
-    guess = f" Did you mean {close[0]}?" if close else ""
-    return f"{config_name} has no field {name!r}.{guess} Its fields are {', '.join(names)}."
+    if close:
+        return say(
+            "{config} has no field {name!r}. Did you mean {close}? Its fields are {names}.",
+            config=config_name,
+            name=name,
+            close=close[0],
+            names=", ".join(names),
+        )
+    return say(
+        "{config} has no field {name!r}. Its fields are {names}.",
+        config=config_name,
+        name=name,
+        names=", ".join(names),
+    )
 
 
 def field_type(annotation: Any) -> tuple[type, bool]:
@@ -127,16 +149,29 @@ def _check(name: str, value: Any, kind: Any, rule: Rule, example: Any) -> None:
     kind, optional = field_type(kind)
     if optional and value is None:
         return
-    wrong_type = f"{name}={value!r} ({type(value).__name__}): {name} must be"
+    typed = {"name": name, "value": value, "kind": type(value).__name__}
     if kind is bool:
         if not isinstance(value, bool):
-            raise ConfigError(f"{wrong_type} True or False.")
+            raise ConfigError(say("{name}={value!r} ({kind}): {name} must be True or False.", **typed))
         return
     if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else int):
-        what = "a number" if kind is float else "a whole number (int)"
-        what += " or None" if optional else f", e.g. {name}={example!r}"
-        raise ConfigError(f"{wrong_type} {what}.")
+        if optional:
+            what = say("a number or None") if kind is float else say("a whole number (int) or None")
+        elif kind is float:
+            what = say("a number, e.g. {name}={example!r}", name=name, example=example)
+        else:
+            what = say("a whole number (int), e.g. {name}={example!r}", name=name, example=example)
+        raise ConfigError(say("{name}={value!r} ({kind}): {name} must be {what}.", what=what, **typed))
     if (kind is float and not math.isfinite(value)) or not rule.allows(value):
-        what = f"a finite number {rule.describe(kind)}" if kind is float else rule.describe(kind)
-        hint = f" ({rule.hint})" if rule.hint else ""
-        raise ConfigError(f"{name}={value}: {name} must be {what}{hint}.")
+        allowed = rule.describe(kind)
+        what = say("a finite number {allowed}", allowed=allowed) if kind is float else allowed
+        if rule.hint:
+            said = say(
+                "{name}={value}: {name} must be {what} ({hint}).",
+                name=name,
+                value=value,
+                what=what,
+                hint=say(rule.hint),
+            )
+            raise ConfigError(said)
+        raise ConfigError(say("{name}={value}: {name} must be {what}.", name=name, value=value, what=what))

@@ -23,6 +23,7 @@ import torch.nn as nn
 from selfattn.anatomy import stages
 from selfattn.config import LARGEST_SEED, SEED_HINT
 from selfattn.errors import ConfigError
+from selfattn.language import words
 from selfattn.settings import checked, setting
 from selfattn.tokenizers import gpt2_tokenizer
 
@@ -38,7 +39,12 @@ class ToyConfig:
     """The toy's knobs. The defaults are the notebook's experiment."""
 
     learning_rate: float = setting(
-        0.05, "Adam's step size", low=0, low_open=True, high=10, hint="this toy trains well from 0.005 to 0.5"
+        0.05,
+        "Adam's step size",
+        low=0,
+        low_open=True,
+        high=10,
+        hint=words("this toy trains well from 0.005 to 0.5"),
     )
     steps: int = setting(201, "optimizer steps, numbered 0 .. steps - 1", low=1, high=MAX_STEPS)
     seed: int = setting(

@@ -20,11 +20,11 @@ from bookbuild.catalogs import (
     FIX,
     ROLE,
     markup,
+    package_text_problems,
+    package_texts,
     problems,
     read,
-    read_script_texts,
-    script_problems,
-    script_texts,
+    read_package_texts,
     untranslated,
 )
 
@@ -83,26 +83,46 @@ def test_an_english_edit_left_unextracted_is_found(tmp_path):
     assert found[0].startswith("book/recap.md:") and "recap.po" in found[0] and paragraph[:40] in found[0]
 
 
-def test_every_text_the_scripts_write_is_translated():
-    assert len(script_texts()) > 90, "the figures' labels and the live code's messages"
-    found = script_problems()
+def test_every_text_the_package_writes_is_translated():
+    texts = package_texts()
+    assert len(texts) > 110, "the figures' labels, the live code's messages and the package's printed lines"
+    assert "✓ {right}" in texts, "the checkers' verdicts"
+    found = package_text_problems()
     assert not found, "run `python -m bookbuild.catalogs update`, then translate:\n" + "\n".join(found[:40])
 
 
-def test_the_check_sees_untranslated_script_texts_and_changed_values(tmp_path):
+def test_the_check_sees_untranslated_package_texts_and_changed_values(tmp_path):
     script = tmp_path / "figure.js"
     script.write_text(
         'label.textContent = phrase("Play");\n'
         'status.textContent = phrase("Step {s} of " +\n    "{last}.", { s, last });\n'
         "note.textContent = phrase(text);\n"
     )
-    texts = tmp_path / "scripts.json"
-    texts.write_text(json.dumps({"Step {s} of {last}.": "第 {s} 步", "Gone": "走了"}, ensure_ascii=False))
-    assert script_texts((script,)) == ["Play", "Step {s} of {last}."]
-    found = script_problems((script,), texts)
-    assert len(found) == 4, found
+    module = tmp_path / "check.py"
+    module.write_text(
+        'SLIP = words("off by one")\n'
+        'print(say("loss {loss:.4f} after {steps} steps", loss=2.5, steps=10), say(SLIP))\n'
+    )
+    texts = tmp_path / "zh_CN.json"
+    translations = {
+        "Step {s} of {last}.": "第 {s} 步",
+        "off by one": "差了一位",
+        "loss {loss:.4f} after {steps} steps": "{steps} 步后损失 {loss}",
+        "Gone": "走了",
+    }
+    texts.write_text(json.dumps(translations, ensure_ascii=False))
+    assert package_texts((script,), (module,)) == [
+        "Play",
+        "Step {s} of {last}.",
+        "off by one",
+        "loss {loss:.4f} after {steps} steps",
+    ]
+    found = package_text_problems((script,), texts, (module,))
+    assert len(found) == 5, found
     assert "not a string literal" in found[0] and "untranslated: 'Play'" in found[1]
-    assert "differ" in found[2] and "no script writes 'Gone'" in found[3]
+    assert "differ" in found[2] and "'Step {s} of {last}.'" in found[2]
+    assert "differ" in found[3] and "{loss:.4f}" in found[3], "a field's format is kept"
+    assert "no longer writes 'Gone'" in found[4]
 
 
 def test_no_message_holds_a_number_the_build_computed():
@@ -136,9 +156,10 @@ def labels(texts) -> set[str]:
 
 
 def test_a_message_names_a_button_by_its_chinese_label():
-    """The figures' buttons are translated (scripts.json), so a message quotes the Chinese label:
+    """The figures' buttons are translated (selfattn/locale/zh_CN.json), so a message quotes the
+    Chinese label:
     “一路走到 logits”, not “Run to logits”; and 按下“播放”, not 按下 Play."""
-    texts = read_script_texts()
+    texts = read_package_texts()
     english, chinese = labels(texts), labels(texts.values())
     found = []
     for name, message in translated():

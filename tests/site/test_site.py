@@ -40,7 +40,7 @@ from playwright.sync_api import expect
 from _ext.editions.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
 from benchmarks import lighthouse
 from bookbuild import ROOT
-from bookbuild.catalogs import CATALOGS, read, script_texts
+from bookbuild.catalogs import CATALOGS, package_texts, read
 from selfattn.figures import FIGURES as INTERACTIVE_FIGURES
 from selfattn.figures.output import embedded_json
 from tests.helpers import PDF, code_blocks, figure_messages
@@ -633,7 +633,7 @@ def test_the_chinese_edition_s_figures_and_live_code_read_in_chinese(site, crawl
     Chinese, and so does the Live Code button (the visit's errors are checked with every page's)."""
     pages = sorted(p for p in (site / "zh" / "book").glob("*.html") if 'class="sa-fig"' in p.read_text())
     assert len(pages) >= 5, pages
-    english, problems, kinds = script_texts(), [], set()
+    english, problems, kinds = package_texts(), [], set()
     for path in pages:
         name = path.relative_to(site).as_posix()
         figures, button = crawl[name].figure_texts, crawl[name].live_code_button

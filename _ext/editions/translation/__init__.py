@@ -7,6 +7,7 @@
 - ``figure_words``: the words of the interactive figures;
 - ``figure_text``: the words drawn in the figures' images;
 - ``code_text``: the code cells' comments and what they print;
+- ``package_lines``: the lines the package printed in the cells' outputs;
 - ``term_english``: each glossary term's English at its first use in a chapter;
 - ``script_texts``: what the site's scripts write.
 
@@ -34,6 +35,7 @@ GAPS = (
     "figure_words",
     "figure_text",
     "code_text",
+    "package_lines",
     "term_english",
     "script_texts",
 )

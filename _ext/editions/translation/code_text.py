@@ -330,7 +330,7 @@ def cells(document: nodes.document) -> Iterator[tuple[nodes.literal_block, list[
             yield sources[0], printed
 
 
-def _set_text(block: nodes.literal_block, text: str) -> None:
+def set_text(block: nodes.literal_block, text: str) -> None:
     block[:] = [nodes.Text(text)]
     block.rawsource = text
 
@@ -361,7 +361,7 @@ class TranslateCodeText(SphinxPostTransform):
         shared: list[tuple[Piece, str]] = []
         for source, printed, cell_pieces in found:
             chosen = {piece: self._translation(piece, translate(piece.text)) for piece in cell_pieces}
-            _set_text(source, translated_source(source.astext(), chosen))
+            set_text(source, translated_source(source.astext(), chosen))
             strings = [(piece, text) for piece, text in chosen.items() if piece.quote and not piece.docstring]
             shared += [(piece, text) for piece, text in strings if piece.in_function]
             # what the cell printed itself, and what a function of this cell or an earlier one printed
@@ -372,7 +372,7 @@ class TranslateCodeText(SphinxPostTransform):
                 text = block.astext()
                 for piece, translation in mine:
                     text = translated_output(text, piece, translation)
-                _set_text(block, text)
+                set_text(block, text)
 
     def _translation(self, piece: Piece, translation: str) -> str:
         """``translation`` of ``piece``, or its English where the translation would change the code."""

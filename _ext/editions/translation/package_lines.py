@@ -1,0 +1,125 @@
+"""The lines the package printed in a chapter's outputs, in the edition's language.
+
+A chapter runs once, in English. A line the package writes for a reader goes through
+``selfattn.language.say("English {field}", field=value)`` (a checker's verdict, say), and a live
+page of a translated edition runs with ``SELFATTN_LANGUAGE`` set, so it prints the translation.
+For the built page, a printed line that is the whole of one of the package's English texts, its
+fields holding what the English run printed, is written again from that text's translation with
+the same values; a value that is itself one of the package's sentences (a slip's description
+inside a verdict) is translated the same way, and a one-word value (``loss``, a tensor's name) is
+code, kept. Nothing runs again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.transforms.post_transforms import SphinxPostTransform
+
+from _ext.editions.translation import translated
+from _ext.editions.translation.code_text import cells, set_text
+from selfattn.language import LANGUAGE_ENV, translations
+
+FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::([^{}]*))?\}")  # {name}, {name!r}, {name:.4f}
+NUMBER = r"-?(?:\d[\d,]*(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)%?"  # what a field formatted as a number printed
+
+
+@dataclass(frozen=True)
+class Saying:
+    """One of the package's texts: its English as a pattern whose groups are its fields, and its
+    translation."""
+
+    pattern: re.Pattern
+    translation: str
+
+
+def _pattern(english: str) -> re.Pattern:
+    """The lines ``english`` prints, whatever its fields hold: a number where a field's format is a
+    number's (``{gap:.3g}``), any text elsewhere; a field named twice holds one value."""
+    pattern, names, at = "", set(), 0
+    for field in FIELD.finditer(english):
+        name = field.group(1)
+        pattern += re.escape(english[at : field.start()])
+        number = (field.group(2) or "")[-1:] in set("eEfFgGd%")
+        pattern += f"(?P={name})" if name in names else f"(?P<{name}>{NUMBER if number else '.*?'})"
+        names.add(name)
+        at = field.end()
+    return re.compile(pattern + re.escape(english[at:]), re.S)
+
+
+@cache
+def sayings(language: str) -> tuple[Saying, ...]:
+    """The package's texts translated into ``language`` that hold more than their fields."""
+    texts = [(english, text) for english, text in translations(language).items() if text]
+    return tuple(Saying(_pattern(english), text) for english, text in texts if FIELD.sub("", english).strip())
+
+
+def translated_line(line: str, language: str) -> str:
+    """``line`` in ``language`` if it is one of the package's texts as printed; else ``line``."""
+    return _reading(line, language)[1]
+
+
+@cache
+def _reading(text: str, language: str) -> tuple[tuple[int, int], str]:
+    """How much of ``text`` the package's texts explain (their words, not their fields' values), and
+    its translation by the reading that explains the most: ``"✓ {right}"`` holding a checker's
+    sentence, not ``"{low} and {high}"`` cutting it at its "and". Of two that explain as much, the
+    one whose outer text explains more: "a finite number {allowed}" holding "greater than 0 and at
+    most 1", not "{low} and {high}" holding "a finite number greater than 0"."""
+    best = ((0, 0), text)
+    for saying in sayings(language):
+        match = saying.pattern.fullmatch(text)
+        if match is None:
+            continue
+        outer = len(text) - sum(len(value) for value in match.groupdict().values())
+        explained, values = outer, {}
+        for name, value in match.groupdict().items():
+            # a sentence of the package's is read the same way; a word (a tensor's name, which
+            # may also be a figure's label) or a number is kept
+            inner = _reading(value, language) if " " in value.strip() else ((0, 0), value)
+            explained += inner[0][0]
+            values[name] = inner[1]
+        best = max(best, ((explained, outer), _filled(saying.translation, values)), key=lambda read: read[0])
+    return best
+
+
+def _filled(translation: str, values: dict[str, str]) -> str:
+    """``translation`` with each field replaced by the value it printed in English."""
+    return FIELD.sub(lambda field: values[field.group(1)], translation)
+
+
+class TranslatePackageLines(SphinxPostTransform):
+    """In a translated edition, write the package's printed lines in the edition's language."""
+
+    default_priority = 4  # after the cells' own printed strings (code_text), before MyST-NB's formats
+
+    def run(self, **kwargs: Any) -> None:
+        language = self.app.config.language
+        if self.app.builder.name == "gettext" or not translated(language):
+            return
+        for _, printed in cells(self.document):
+            for block in printed:
+                text = block.astext()
+                lines = "\n".join(translated_line(line, language) for line in text.split("\n"))
+                if lines != text:
+                    set_text(block, lines)
+
+
+def live_language(app: Sphinx, config: Config) -> None:
+    """A translated edition's live kernels speak its language: the setup every new kernel runs
+    names it before the package is imported."""
+    if translated(config.language):
+        config.live_code_setup = (
+            f"import os\nos.environ[{LANGUAGE_ENV!r}] = {config.language!r}\n{config.live_code_setup}"
+        )
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", live_language)
+    app.add_post_transform(TranslatePackageLines)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,65 @@
+"""The language the package speaks to a reader, and its words in every language but English.
+
+A line the package prints or raises for a reader (a checker's verdict, a setting's error, a
+training run's announcements) is written once in English and passed through :func:`say`, which
+gives it in the language ``SELFATTN_LANGUAGE`` names (``zh_CN``; English when unset). An English
+text said later, from a table, is marked where it is written with :func:`words`. The translations
+are ``locale/<language>.json`` beside this module: each English text with its translation, the
+figures' and live code's scripts' texts (their ``phrase("...")``) among them. ``python -m
+bookbuild.catalogs update`` keeps that file in step with the package, and ``check`` holds every
+text translated with its ``{fields}`` kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from selfattn.errors import ConfigError
+
+LANGUAGE_ENV = "SELFATTN_LANGUAGE"
+ENGLISH = "en"
+LOCALE = Path(__file__).parent / "locale"
+
+
+def texts_file(language: str) -> Path:
+    """Where the package's words in ``language`` are kept."""
+    return LOCALE / f"{language}.json"
+
+
+def languages() -> list[str]:
+    """The languages the package speaks: English and each one it has translations for."""
+    return [ENGLISH, *sorted(path.stem for path in LOCALE.glob("*.json"))]
+
+
+def language() -> str:
+    """The language ``SELFATTN_LANGUAGE`` names, English when it is unset or empty."""
+    chosen = os.environ.get(LANGUAGE_ENV) or ENGLISH
+    if chosen not in languages():
+        raise ConfigError(
+            f"{LANGUAGE_ENV}={chosen!r} is not a language the book speaks; "
+            f"use one of {', '.join(languages())}, or unset it for English."
+        )
+    return chosen
+
+
+@cache
+def translations(language: str) -> dict[str, str]:
+    """Each English text the package says, with its translation in ``language`` ("" if none yet)."""
+    if language == ENGLISH:
+        return {}
+    return json.loads(texts_file(language).read_text(encoding="utf-8"))
+
+
+def words(english: str) -> str:
+    """Mark ``english`` as a text the package says later through :func:`say`; it is returned as is."""
+    return english
+
+
+def say(english: str, **values: Any) -> str:
+    """``english`` in the reader's language, its ``{fields}`` filled in from ``values``."""
+    text = translations(language()).get(english) or english  # untranslated: the English
+    return text.format(**values)

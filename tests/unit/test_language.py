@@ -1,0 +1,106 @@
+"""The package's words in the reader's language: ``say``, the setting that picks the language, and
+the translated edition's built pages, which write the English run's lines as a live page prints them."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+from torch.nn import functional as F
+
+from _ext.editions.translation.package_lines import translated_line
+from selfattn import checks
+from selfattn.errors import ConfigError
+from selfattn.language import LANGUAGE_ENV, language, say, translations
+
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def test_say_speaks_english_unless_the_setting_names_another_language(monkeypatch):
+    english = "your head matches the book's on {B} sequences of {T} positions"
+    monkeypatch.delenv(LANGUAGE_ENV, raising=False)
+    assert say(english, B=4, T=8) == "your head matches the book's on 4 sequences of 8 positions"
+    monkeypatch.setenv(LANGUAGE_ENV, "zh_CN")
+    chinese = say(english, B=4, T=8)
+    assert CHINESE.search(chinese) and NUMBER.findall(chinese) == ["4", "8"]
+    assert say("a text the package never says") == "a text the package never says"
+
+
+def test_a_language_the_book_does_not_speak_is_one_clear_error(monkeypatch):
+    monkeypatch.setenv(LANGUAGE_ENV, "klingon")
+    with pytest.raises(ConfigError, match=r"SELFATTN_LANGUAGE='klingon' is not a language.*en, zh_CN.*unset"):
+        language()
+    monkeypatch.setenv(LANGUAGE_ENV, "")
+    assert language() == "en"
+
+
+def test_every_translation_fills_in_the_fields_its_english_has():
+    for english, chinese in translations("zh_CN").items():
+        names = dict.fromkeys(re.findall(r"\{(\w+)", english), 1.5)
+        assert chinese.format(**names), english
+
+
+# A reader's answers to the checkers: right ones, the book's slips, and other mistakes.
+ANSWERS = [
+    (checks.check_causal_mask, lambda T: torch.ones(T, T).tril()),
+    (checks.check_causal_mask, checks.buggy_mask),
+    (checks.check_causal_mask, lambda T: torch.ones(T, T)),
+    (checks.check_scaled_scores, checks.buggy_scores),
+    (checks.check_scaled_scores, lambda q, k: q @ k.mT / 4 + 1),
+    (checks.check_softmax_rows, checks.buggy_weights),
+    (checks.check_softmax_rows, lambda wei: None),
+    (checks.check_softmax_rows, lambda wei: wei.softmax(-1).double()),
+    (checks.check_head, checks.buggy_head),
+    (checks.check_head, lambda x, key, query, value: key(x)),
+    (checks.check_bigram_loss, checks.buggy_loss),
+    (checks.check_bigram_loss, lambda logits, targets: F.cross_entropy(logits, targets)),
+    (checks.check_bigram_loss, lambda logits, targets: torch.tensor(float("nan"))),
+]
+
+
+@pytest.mark.parametrize(("check", "answer"), ANSWERS)
+def test_a_translated_page_shows_each_verdict_as_a_live_page_prints_it(check, answer, monkeypatch, capsys):
+    monkeypatch.delenv(LANGUAGE_ENV, raising=False)
+    english = check(answer).message
+    monkeypatch.setenv(LANGUAGE_ENV, "zh_CN")
+    chinese = check(answer).message
+    capsys.readouterr()
+    assert CHINESE.search(chinese), chinese
+    assert translated_line(english, "zh_CN") == chinese
+    assert sorted(NUMBER.findall(chinese)) == sorted(NUMBER.findall(english))
+
+
+# Settings a reader may type wrong: out of range, of the wrong type, misspelled, or not fitting
+# together; a page shows some of them on purpose.
+MISTAKES = [
+    dict(head_size=0),
+    dict(learning_rate=3.0),
+    dict(learning_rate=float("nan")),
+    dict(block_size=8.5),
+    dict(learnig_rate=1e-3),
+    dict(zzz=1),
+    dict(seed=-1),
+    dict(dropout=True),
+    dict(init_std="big"),
+    dict(n_embd=32, n_head=3),
+    dict(warmup_iters=10, max_iters=5),
+    dict(batch_size=4096, block_size=4096, n_embd=1024, n_layer=24),
+]
+
+
+@pytest.mark.parametrize("mistake", MISTAKES, ids=lambda mistake: ",".join(mistake))
+def test_a_translated_page_shows_each_setting_error_as_a_live_page_raises_it(mistake, monkeypatch):
+    from selfattn import TrainConfig
+
+    messages = []
+    for chosen in ("", "zh_CN"):
+        monkeypatch.setenv(LANGUAGE_ENV, chosen)
+        with pytest.raises(ConfigError) as raised:
+            TrainConfig(**mistake)
+        messages.append(str(raised.value))
+    english, chinese = messages
+    assert CHINESE.search(chinese), chinese
+    assert translated_line(english, "zh_CN") == chinese
+    assert sorted(NUMBER.findall(chinese)) == sorted(NUMBER.findall(english))
