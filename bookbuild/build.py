@@ -14,7 +14,8 @@ A build into another folder (``--path-output``, ``--language``, the gettext buil
 cache: it gets a config of its own, ``_config.yml`` with the cache's path, the extensions' folder
 and the language set, written into its output folder and passed with ``--config``.
 ``--language zh_CN`` builds the Chinese edition from the same chapters and the message catalogs
-in ``locale/``, into ``_build/zh_CN`` (its site is then copied to ``_build/html/zh``); a PDF
+in ``locale/``, into ``_build/zh_CN`` (its site is then copied to ``_build/html/zh``), or with
+``--path-output`` into that folder alone (the tests' one-chapter Chinese site); a PDF
 edition (``--builder pdflatex``) is built into a folder of its own, ``_build/pdf-en`` or
 ``_build/pdf-zh_CN`` (``bookbuild.pdf_build``); the gettext build (``--builder custom
 --custom-builder gettext``) writes into ``_build/messages``.
@@ -85,9 +86,10 @@ def main(argv: Sequence[str]) -> None:
     toc = _option(argv, "--toc")
     output = _option(argv, "--path-output")
     pdf = bool({"latex", "pdflatex"} & set(argv))
+    edition = language is not None and output is None and not pdf  # the site's other edition
     if output is None and pdf:
         output = str(pdf_build(language or "en"))
-    elif language:
+    elif edition:
         output = str(ROOT / "_build" / language)
     elif output is None and "gettext" in argv:  # its own doctrees: Sphinx cannot share them
         output = str(MESSAGES)
@@ -101,7 +103,7 @@ def main(argv: Sequence[str]) -> None:
     written = (Path(output) if output else ROOT) / "_build" / "html"
     if not unoptimized:
         optimize(written)
-    if language is not None:
+    if edition:
         site = ROOT / "_build" / "html" / language.split("_")[0]
         shutil.rmtree(site, ignore_errors=True)
         shutil.copytree(written, site)

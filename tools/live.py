@@ -38,14 +38,21 @@ from selfattn.cache import CACHE_ENV
 from tools.serve import SERVER_INFO, serve
 
 
-def build_site(output: Path, toc: Path | None = None, local_server: bool = True, quiet: bool = False) -> Path:
+def build_site(
+    output: Path,
+    toc: Path | None = None,
+    local_server: bool = True,
+    quiet: bool = False,
+    language: str | None = None,
+) -> Path:
     """Build the book into ``output`` and return its HTML folder.
 
     With ``local_server`` the pages' live code asks this tool for a Jupyter server; without, it
-    uses Binder, as the published site does.
+    uses Binder, as the published site does. With ``language`` (``zh_CN``), that edition.
     """
     command = [sys.executable, "-m", "bookbuild.build", "--path-output", str(output)]
     command += ["--toc", str(toc)] if toc else []
+    command += ["--language", language] if language else []
     env = {name: value for name, value in os.environ.items() if name != SERVER_INFO_ENV}
     if local_server:
         env[SERVER_INFO_ENV] = SERVER_INFO

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from selfattn.errors import ConfigError
+from selfattn.language import say
 
 
 def split_train_val(data: torch.Tensor, train_fraction: float = 0.9) -> tuple[torch.Tensor, torch.Tensor]:
@@ -23,8 +24,12 @@ def get_batch(
     """
     if len(data) <= block_size:
         raise ConfigError(
-            f"block_size={block_size} needs more than {block_size} tokens of data, "
-            f"but this split has {len(data)}; use a smaller block_size."
+            say(
+                "block_size={T} needs more than {T} tokens of data, but this split has {n}; "
+                "use a smaller block_size.",
+                T=block_size,
+                n=len(data),
+            )
         )
     starts = torch.randint(len(data) - block_size, (batch_size, 1), generator=generator)  # (B, 1)
     offsets = torch.arange(block_size + 1)  # (T + 1,)

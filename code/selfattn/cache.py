@@ -35,6 +35,7 @@ import torch
 from selfattn.config import TrainConfig
 from selfattn.data import TINY_SHAKESPEARE, cache_dir
 from selfattn.files import write_atomically
+from selfattn.language import say
 
 try:
     import fcntl
@@ -179,7 +180,7 @@ def read(source) -> dict:
     ``UNREADABLE`` for a file that is not a whole run."""
     run = torch.load(source, weights_only=True)
     if not isinstance(run, dict) or not {"state_dict", "history"} <= run.keys():
-        raise ValueError("not a trained run (no state_dict and history in it)")
+        raise ValueError(say("not a trained run (no state_dict and history in it)"))
     return run
 
 
@@ -189,7 +190,10 @@ def unreadable(err: BaseException) -> str:
     text = str(err)
     before, refused, why = text.partition("WeightsUnpickler error:")
     if refused:
-        text = "torch.load(weights_only=True) refused it: " + why.split("Please")[0].split("Check the")[0]
+        text = say(
+            "torch.load(weights_only=True) refused it: {why}",
+            why=why.split("Please")[0].split("Check the")[0],
+        )
     return " ".join(text.split())[:300] or type(err).__name__
 
 
@@ -206,7 +210,11 @@ def load(folder: Path, key: str) -> dict | None:
         return read(file)
     except UNREADABLE as err:
         print(
-            f"Cannot read the saved run {file} ({unreadable(err)}): removed, it trains again.",
+            say(
+                "Cannot read the saved run {file} ({why}): removed, it trains again.",
+                file=file,
+                why=unreadable(err),
+            ),
             file=sys.stderr,
         )
         file.unlink(missing_ok=True)

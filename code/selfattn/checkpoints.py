@@ -22,6 +22,7 @@ from selfattn.config import TrainConfig
 from selfattn.engine import World
 from selfattn.errors import ConfigError, DataError
 from selfattn.files import write_atomically
+from selfattn.language import say
 
 FILE = "checkpoint.pt"
 KEYS = {"model_class", "config", "step", "model", "optimizer", "history", "random_states"}
@@ -115,25 +116,43 @@ def check_folder(folder: Path, resume: bool) -> None:
     folder = Path(folder)
     there = next(p for p in (folder, *folder.parents) if p.exists())
     if not there.is_dir():
-        raise ConfigError(f"cannot save the run into {folder}: {there} is a file; name a folder instead.")
+        raise ConfigError(
+            say(
+                "cannot save the run into {folder}: {there} is a file; name a folder instead.",
+                folder=folder,
+                there=there,
+            )
+        )
     if not os.access(there, os.W_OK | os.X_OK):
         raise ConfigError(
-            f"cannot save the run into {folder}: {there} is not writable; "
-            "save it into a folder you can write to."
+            say(
+                "cannot save the run into {folder}: {there} is not writable; "
+                "save it into a folder you can write to.",
+                folder=folder,
+                there=there,
+            )
         )
     if resume:
         return
     path = path_in(folder)
     if path.exists():
         raise ConfigError(
-            f"{path} already holds a checkpoint; continue it with --resume {folder}, "
-            "or save the new run into another folder."
+            say(
+                "{path} already holds a checkpoint; continue it with --resume {folder}, "
+                "or save the new run into another folder.",
+                path=path,
+                folder=folder,
+            )
         )
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise ConfigError(
-            f"cannot save the run into {folder}: {err.strerror}; save it into a folder you can write to."
+            say(
+                "cannot save the run into {folder}: {why}; save it into a folder you can write to.",
+                folder=folder,
+                why=err.strerror,
+            )
         ) from None
 
 
@@ -142,29 +161,52 @@ def load(folder: Path, model: torch.nn.Module, config: TrainConfig, processes: i
     in as many ``processes``."""
     path = path_in(folder)
     if not path.is_file():
-        raise DataError(f"no checkpoint at {path}: start the run with --out {folder} first.")
+        raise DataError(
+            say("no checkpoint at {path}: start the run with --out {folder} first.", path=path, folder=folder)
+        )
     try:
         saved = torch.load(path, weights_only=True)
     except Exception as err:  # a truncated or foreign file: torch says why in its own words
         raise DataError(
-            f"{path} is incomplete or not a checkpoint ({type(err).__name__}); delete it and start again."
+            say(
+                "{path} is incomplete or not a checkpoint ({error}); delete it and start again.",
+                path=path,
+                error=type(err).__name__,
+            )
         ) from None
     if not isinstance(saved, dict) or set(saved) != KEYS:
-        raise DataError(f"{path} is incomplete or not a checkpoint; delete it and start again.")
+        raise DataError(
+            say("{path} is incomplete or not a checkpoint; delete it and start again.", path=path)
+        )
     ours = asdict(config)
     differ = [
-        f"{f.name}={saved['config'].get(f.name)!r}, not {ours[f.name]!r}"
+        say(
+            "{name}={saved!r}, not {ours!r}",
+            name=f.name,
+            saved=saved["config"].get(f.name),
+            ours=ours[f.name],
+        )
         for f in fields(TrainConfig)
         if saved["config"].get(f.name) != ours[f.name]
     ]
     if saved["model_class"] != type(model).__name__:
-        differ.insert(0, f"the model {saved['model_class']}, not {type(model).__name__}")
+        differ.insert(
+            0, say("the model {saved}, not {ours}", saved=saved["model_class"], ours=type(model).__name__)
+        )
     saved_in = len(saved["random_states"])  # one per process
     if saved_in != processes:
-        differ.append(f"{saved_in} {'process' if saved_in == 1 else 'processes'}, not {processes}")
+        differ.append(
+            say("{saved} process, not {ours}", saved=saved_in, ours=processes)
+            if saved_in == 1
+            else say("{saved} processes, not {ours}", saved=saved_in, ours=processes)
+        )
     if differ:
         raise ConfigError(
-            f"{path} was trained with {'; '.join(differ)}: resume with the settings it was "
-            "trained with, or start a new run in another folder."
+            say(
+                "{path} was trained with {differ}: resume with the settings it was "
+                "trained with, or start a new run in another folder.",
+                path=path,
+                differ=say("; ").join(differ),
+            )
         )
     return Checkpoint(**saved)

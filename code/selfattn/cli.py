@@ -18,6 +18,7 @@ from selfattn.config import TrainConfig
 from selfattn.corpus import load_corpus
 from selfattn.engine import DTYPES, Engine, World, start, stop
 from selfattn.errors import ConfigError, ReaderError
+from selfattn.language import say, words
 from selfattn.registry import LADDER_MODELS, UNUSED
 from selfattn.runs import Rung, describe
 from selfattn.settings import field_type
@@ -27,6 +28,13 @@ from selfattn.training import Progress, fit
 DEFAULT = "default: %(default)s"
 DEVICE = re.compile(r"cpu|cuda(?::(?P<gpu>\d+))?")  # the devices the scripts train on
 WAIT_FOR_MAIN = 10  # seconds a failing process of several waits for the main one's message
+# What a flag's text that is not a number is told, by (a float is wanted, none is allowed).
+NUMBERS = {
+    (True, False): words("{text!r} is not a number"),
+    (True, True): words("{text!r} is not a number or none"),
+    (False, False): words("{text!r} is not a whole number"),
+    (False, True): words("{text!r} is not a whole number or none"),
+}
 
 
 def torchrun(processes: int, script: Path, *flags: str) -> list[str]:
@@ -50,15 +58,13 @@ def flag_type(kind: type, optional: bool) -> Callable[[str], Any]:
             return None
         if kind is bool:
             if text.lower() not in ("true", "false"):
-                raise argparse.ArgumentTypeError(f"{text!r}: give true or false")
+                raise argparse.ArgumentTypeError(say("{text!r}: give true or false", text=text))
             return text.lower() == "true"
         try:
             return kind(text)
         except ValueError:
-            what = "a number" if kind is float else "a whole number"
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not {what}{' or none' if optional else ''}"
-            ) from None
+            wanted = NUMBERS[kind is float, optional]
+            raise argparse.ArgumentTypeError(say(wanted, text=text)) from None
 
     return parse
 
@@ -67,7 +73,7 @@ def count(text: str) -> int:
     """Read a flag's text as a whole number, 0 or more."""
     number = flag_type(int, optional=False)(text)
     if number < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: give 0 or more")
+        raise argparse.ArgumentTypeError(say("{text!r}: give 0 or more", text=text))
     return number
 
 
@@ -126,12 +132,26 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
         parser.error(str(err))
     device = DEVICE.fullmatch(args.device)
     if device is None:
-        parser.error(f"--device {args.device}: the scripts run on cpu or cuda (cuda:N for GPU number N).")
+        parser.error(
+            say(
+                "--device {device}: the scripts run on cpu or cuda (cuda:N for GPU number N).",
+                device=args.device,
+            )
+        )
     if args.device.startswith("cuda") and not torch.cuda.is_available():
-        parser.error(f"--device {args.device}: torch sees no CUDA GPU here; use --device cpu.")
+        parser.error(
+            say("--device {device}: torch sees no CUDA GPU here; use --device cpu.", device=args.device)
+        )
     if device["gpu"] is not None and int(device["gpu"]) >= torch.cuda.device_count():
         gpus = torch.cuda.device_count()
-        parser.error(f"--device {args.device}: torch sees {gpus} CUDA GPUs here, numbered 0 to {gpus - 1}.")
+        parser.error(
+            say(
+                "--device {device}: torch sees {gpus} CUDA GPUs here, numbered 0 to {last}.",
+                device=args.device,
+                gpus=gpus,
+                last=gpus - 1,
+            )
+        )
     args.kind, args.sdpa = chosen.kind, getattr(args, "sdpa", False)
     return args
 
@@ -177,11 +197,18 @@ def run(args: argparse.Namespace, engine: Engine, tokenizer: CharTokenizer) -> N
         if not bars:
             bars.append(tqdm(total=config.max_iters, initial=p.step, unit="step", dynamic_ncols=True))
             if resume:
-                tqdm.write(f"going on from the checkpoint of step {p.step}")
+                tqdm.write(say("going on from the checkpoint of step {step}", step=p.step))
         bar = bars[0]
         if p.evaluated:  # the losses change only here
             bar.set_postfix(train=f"{p.train_loss:.3f}", val=f"{p.val_loss:.3f}", refresh=False)
-            tqdm.write(f"step {p.step:5d}: train loss {p.train_loss:.4f}, val loss {p.val_loss:.4f}")
+            tqdm.write(
+                say(
+                    "step {step:5}: train loss {train:.4f}, val loss {val:.4f}",
+                    step=p.step,
+                    train=p.train_loss,
+                    val=p.val_loss,
+                )
+            )
         bar.update(p.step - bar.n)
 
     try:  # always train: the run cache is the book's, not the scripts'
@@ -204,7 +231,7 @@ def run(args: argparse.Namespace, engine: Engine, tokenizer: CharTokenizer) -> N
     if not main:
         return
     params = sum(p.numel() for p in model.parameters())
-    print(f"{params:,} parameters; final val loss {history.final_val:.4f}")
+    print(say("{params:,} parameters; final val loss {val:.4f}", params=params, val=history.final_val))
 
     model.eval()  # no dropout while writing
     start_ids = torch.zeros((1, 1), dtype=torch.long, device=engine.device)  # (B=1, T=1): a newline

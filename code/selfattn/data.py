@@ -17,6 +17,7 @@ from pathlib import Path
 
 from selfattn.errors import DataError
 from selfattn.files import write_atomically
+from selfattn.language import say
 
 MIRROR_ENV = "SELFATTN_DATA_MIRROR"
 CACHE_ENV = "SELFATTN_CACHE"
@@ -63,9 +64,15 @@ def _from_mirror(remote: Remote, mirror: Path) -> bytes:
     source = mirror / remote.name
     if not source.is_file():
         raise DataError(
-            f"{MIRROR_ENV} points at {mirror}, but {source} does not exist. "
-            f"Put {remote.name} there (from {remote.url}), or unset {MIRROR_ENV} "
-            "to download it."
+            say(
+                "{env} points at {mirror}, but {source} does not exist. "
+                "Put {name} there (from {url}), or unset {env} to download it.",
+                env=MIRROR_ENV,
+                mirror=mirror,
+                source=source,
+                name=remote.name,
+                url=remote.url,
+            )
         )
     return source.read_bytes()
 
@@ -76,9 +83,14 @@ def _from_network(remote: Remote, timeout: float) -> bytes:
             return response.read()
     except (urllib.error.URLError, OSError) as err:
         raise DataError(
-            f"Could not download {remote.name} from {remote.url} ({err}). "
-            f"Either connect to the internet and try again, or set {MIRROR_ENV} "
-            f"to a folder that holds {remote.name} (an offline mirror)."
+            say(
+                "Could not download {name} from {url} ({error}). Either connect to the internet and "
+                "try again, or set {env} to a folder that holds {name} (an offline mirror).",
+                name=remote.name,
+                url=remote.url,
+                error=err,
+                env=MIRROR_ENV,
+            )
         ) from None
 
 
@@ -95,11 +107,15 @@ def fetch(remote: Remote, timeout: float = 30.0) -> Path:
     payload = _from_mirror(remote, Path(mirror).expanduser()) if mirror else _from_network(remote, timeout)
     digest = hashlib.sha256(payload).hexdigest()
     if digest != remote.sha256:
-        where = f"the mirror {mirror}" if mirror else remote.url
         raise DataError(
-            f"{remote.name} from {where} has SHA-256 {digest}, expected "
-            f"{remote.sha256}: the file is corrupt or a different version. "
-            "Replace it with the original and try again."
+            say(
+                "{name} from {where} has SHA-256 {digest}, expected {expected}: the file is corrupt or a "
+                "different version. Replace it with the original and try again.",
+                name=remote.name,
+                where=say("the mirror {mirror}", mirror=mirror) if mirror else remote.url,
+                digest=digest,
+                expected=remote.sha256,
+            )
         )
     write_atomically(target, lambda file: file.write(payload))
     return target

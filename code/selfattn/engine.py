@@ -22,6 +22,7 @@ from torch.nn.parallel import DistributedDataParallel
 from selfattn.config import TrainConfig
 from selfattn.errors import ConfigError
 from selfattn.gpt import CausalSelfAttention
+from selfattn.language import say
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 
@@ -122,35 +123,52 @@ def start(
     """The engine for these choices, checked (a one-line ``ConfigError`` where one does not apply),
     with this process joined to its world. Every process of a world fails alike, or none does."""
     if dtype not in DTYPES:
-        raise ConfigError(f"--dtype {dtype}: choose one of {', '.join(DTYPES)}.")
+        raise ConfigError(
+            say("--dtype {dtype}: choose one of {dtypes}.", dtype=dtype, dtypes=", ".join(DTYPES))
+        )
     cuda = device.startswith("cuda")
     if dtype == "bfloat16" and not cuda:
         raise ConfigError(
-            "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic: on a CPU the book trains in "
-            "float32, which gives its numbers on any CPU. Leave it out here."
+            say(
+                "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic: on a CPU the book trains in "
+                "float32, which gives its numbers on any CPU. Leave it out here."
+            )
         )
     if dtype == "bfloat16" and not torch.cuda.is_bf16_supported(including_emulation=False):
         raise ConfigError(
-            "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic (compute capability 8.0 and up), "
-            "which this one lacks: torch would only emulate it. Leave it out here; the run trains in float32."
+            say(
+                "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic (compute capability 8.0 and up), "
+                "which this one lacks: torch would only emulate it. Leave it out here; the run trains in "
+                "float32."
+            )
         )
     if compile and not cuda:
         raise ConfigError(
-            "--compile is for CUDA GPUs: on a CPU, at the book's sizes, compiling costs more than it "
-            "saves (python -m benchmarks.cpu_engines measures it). Leave it out here."
+            say(
+                "--compile is for CUDA GPUs: on a CPU, at the book's sizes, compiling costs more than it "
+                "saves (python -m benchmarks.cpu_engines measures it). Leave it out here."
+            )
         )
     if world.size == 1:
         return Engine(device, dtype, compile, sdpa)
     if config.batch_size % world.size:
         raise ConfigError(
-            f"batch_size={config.batch_size} does not split into {world.size} equal shares, one per "
-            f"process: give a multiple of {world.size}, or a number of processes that divides it."
+            say(
+                "batch_size={B} does not split into {n} equal shares, one per process: give a multiple "
+                "of {n}, or a number of processes that divides it.",
+                B=config.batch_size,
+                n=world.size,
+            )
         )
     if cuda:
         if world.local_size > torch.cuda.device_count():
             raise ConfigError(
-                f"{world.local_size} processes on this machine, but torch sees {torch.cuda.device_count()} "
-                "GPUs: start at most one process per GPU (torchrun --nproc-per-node)."
+                say(
+                    "{n} processes on this machine, but torch sees {gpus} GPUs: start at most one process "
+                    "per GPU (torchrun --nproc-per-node).",
+                    n=world.local_size,
+                    gpus=torch.cuda.device_count(),
+                )
             )
         device = f"cuda:{world.local_rank}"
         torch.cuda.set_device(device)

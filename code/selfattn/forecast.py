@@ -12,18 +12,26 @@ from collections.abc import Iterator
 
 from tqdm import tqdm
 
+from selfattn.language import say, words
+
 LONG_RUN_SECONDS = 300  # a run expected to take longer than this is announced
 TIMED_STEPS = 10  # the steps timed, with the evaluations among them, before the estimate
-UNITS = (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("min", 60))
+# Each unit's size in seconds, and how an amount of it is said: from 10 up, and below 10.
+UNITS = (
+    (365.25 * 86400, words("{amount:,.0f} years"), words("{amount:.1f} years")),
+    (86400, words("{amount:,.0f} days"), words("{amount:.1f} days")),
+    (3600, words("{amount:,.0f} hours"), words("{amount:.1f} hours")),
+    (60, words("{amount:,.0f} min"), words("{amount:.1f} min")),
+)
 
 
 def duration(seconds: float) -> str:
     """``seconds`` in the largest unit that leaves at least two of it: "8 min", "3.5 hours"."""
-    for unit, size in UNITS:
+    for size, whole, tenths in UNITS:
         if seconds >= 2 * size:
             amount = seconds / size
-            return f"{amount:,.0f} {unit}" if amount >= 10 else f"{amount:.1f} {unit}"
-    return f"{seconds:.0f} s"
+            return say(whole if amount >= 10 else tenths, amount=amount)
+    return say("{seconds:.0f} s", seconds=seconds)
 
 
 def evaluations_after(done: int, max_iters: int, eval_interval: int) -> int:
@@ -58,8 +66,12 @@ def forecast(timed: list[tuple[bool, float]], done: int, max_iters: int, eval_in
     seconds = left * step + evaluations_after(done - 1, max_iters, eval_interval) * evaluation
     if seconds > LONG_RUN_SECONDS:
         tqdm.write(
-            f"This run will take about {duration(seconds)} more ({step * 1000:.0f} ms a step, "
-            f"{left:,} steps to go). To stop it, interrupt the kernel (Ctrl+C in a terminal); "
-            "to shorten it, lower max_iters.",
+            say(
+                "This run will take about {duration} more ({ms:.0f} ms a step, {left:,} steps to go). "
+                "To stop it, interrupt the kernel (Ctrl+C in a terminal); to shorten it, lower max_iters.",
+                duration=duration(seconds),
+                ms=step * 1000,
+                left=left,
+            ),
             file=sys.stderr,
         )

@@ -26,6 +26,7 @@ from selfattn.causal import future_keys
 from selfattn.config import TrainConfig
 from selfattn.errors import ConfigError
 from selfattn.gpt import CausalSelfAttention, GPTLanguageModel
+from selfattn.language import say
 from selfattn.models import AttentionLanguageModel, Head
 from selfattn.sampling import Sampling
 from selfattn.settings import checked, setting_of
@@ -100,10 +101,13 @@ def attention_step(
 def check_cached(model: nn.Module) -> None:
     """A one-line ConfigError unless the cache knows how to read ``model``'s modules."""
     if type(model) not in CACHED_MODELS.values():
-        known = " and ".join(f"{cls.__name__} (kind {kind!r})" for kind, cls in CACHED_MODELS.items())
+        known = say(" and ").join(f"{cls.__name__} (kind {kind!r})" for kind, cls in CACHED_MODELS.items())
         raise ConfigError(
-            f"{type(model).__name__}: the KV cache reads the modules of {known} only; "
-            "use generate for this model."
+            say(
+                "{model}: the KV cache reads the modules of {known} only; use generate for this model.",
+                model=type(model).__name__,
+                known=known,
+            )
         )
 
 
@@ -195,11 +199,15 @@ def cache_memory(kind: str, config: TrainConfig | GPTSizes) -> CacheMemory:
     """The cache of one sequence for a ``kind`` model (``"attention"`` or ``"gpt"``) of ``config``'s sizes."""
     if kind not in CACHED_MODELS:
         raise ConfigError(
-            f"kind={kind!r}: the KV cache is written for the kinds {' and '.join(map(repr, CACHED_MODELS))}."
+            say(
+                "kind={kind!r}: the KV cache is written for the kinds {kinds}.",
+                kind=kind,
+                kinds=say(" and ").join(map(repr, CACHED_MODELS)),
+            )
         )
     if kind == "attention" and not isinstance(config, TrainConfig):
         raise ConfigError(
-            "kind='attention' reads head_size from a TrainConfig; GPTSizes are a GPT's (kind='gpt')."
+            say("kind='attention' reads head_size from a TrainConfig; GPTSizes are a GPT's (kind='gpt').")
         )
     if kind == "attention":
         per_token = bytes_per_token(1, 1, config.head_size)  # one layer, one head

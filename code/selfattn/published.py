@@ -37,6 +37,7 @@ from pathlib import Path
 from selfattn import cache
 from selfattn.config import TrainConfig
 from selfattn.files import write_atomically
+from selfattn.language import say
 
 # Where the book is published: _config.yml's html.baseurl (tests/unit/test_published.py holds
 # the two equal). Its runs are in the folder RUNS under it.
@@ -96,16 +97,24 @@ def _get(url: str, most: int) -> bytes:
             while chunk := response.read(CHUNK):
                 body += chunk
                 if len(body) > most:
-                    raise Unavailable(f"{url} is larger than the {most:,} bytes expected")
+                    raise Unavailable(
+                        say("{url} is larger than the {most:,} bytes expected", url=url, most=most)
+                    )
                 if time.monotonic() > deadline:
-                    raise Unavailable(f"{url} did not arrive within {allowed:.0f} s")
+                    raise Unavailable(
+                        say("{url} did not arrive within {allowed:.0f} s", url=url, allowed=allowed)
+                    )
     except urllib.error.HTTPError as err:
-        raise Unavailable(f"{url} answered {err.code} {err.reason}") from None
+        raise Unavailable(
+            say("{url} answered {code} {reason}", url=url, code=err.code, reason=err.reason)
+        ) from None
     except (urllib.error.URLError, OSError, http.client.HTTPException) as err:
         reason = getattr(err, "reason", err)
         if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-            raise Unavailable(f"{url} did not answer within {TIMEOUT:.0f} s") from None
-        raise Unavailable(f"{url} could not be reached ({reason})") from None
+            raise Unavailable(
+                say("{url} did not answer within {wait:.0f} s", url=url, wait=TIMEOUT)
+            ) from None
+        raise Unavailable(say("{url} could not be reached ({reason})", url=url, reason=reason)) from None
     return bytes(body)
 
 
@@ -131,7 +140,9 @@ def _parse(text: bytes, url: str) -> Manifest:
         runs = {key: Entry(**entry) for key, entry in data["runs"].items()}
         return Manifest(dict(data["provenance"]), str(data["commit"]), runs)
     except (ValueError, KeyError, TypeError) as err:
-        raise Unavailable(f"{url}{MANIFEST} is not a runs manifest ({err})") from None
+        raise Unavailable(
+            say("{url} is not a runs manifest ({error})", url=url + MANIFEST, error=err)
+        ) from None
 
 
 def fetch(key: str, folder: Path, url: str | None = None) -> dict | None:
@@ -145,28 +156,43 @@ def fetch(key: str, folder: Path, url: str | None = None) -> dict | None:
         entry = manifest(url).runs.get(key)
         if entry is None:
             raise Unavailable(
-                f"{url} has no run with key {key} (made by this code and config, with this torch)"
+                say(
+                    "{url} has no run with key {key} (made by this code and config, with this torch)",
+                    url=url,
+                    key=key,
+                )
             )
         payload = _get(url + entry.file, entry.bytes)
         if len(payload) != entry.bytes or hashlib.sha256(payload).hexdigest() != entry.sha256:
             raise Unavailable(
-                f"{url}{entry.file} is not the file the manifest lists ({len(payload):,} bytes, "
-                f"{entry.bytes:,} expected, or another SHA-256)"
+                say(
+                    "{url} is not the file the manifest lists "
+                    "({got:,} bytes, {want:,} expected, or another SHA-256)",
+                    url=url + entry.file,
+                    got=len(payload),
+                    want=entry.bytes,
+                )
             )
         try:
             run = cache.read(io.BytesIO(payload))
         except cache.UNREADABLE as err:
-            raise Unavailable(f"{url}{entry.file} was refused unread: {cache.unreadable(err)}") from None
+            raise Unavailable(
+                say("{url} was refused unread: {why}", url=url + entry.file, why=cache.unreadable(err))
+            ) from None
     except Unavailable as why:
         print(
-            f"Not using the book's published run: {why}. Training it here instead.",
+            say("Not using the book's published run: {why}. Training it here instead.", why=why),
             file=sys.stderr,
             flush=True,
         )
         return None
     write_atomically(cache.path(folder, key), lambda file: file.write(payload))
     print(
-        f"Loaded the book's trained run from {url}{entry.file} (kept in {folder}).",
+        say(
+            "Loaded the book's trained run from {url} (kept in {folder}).",
+            url=url + entry.file,
+            folder=folder,
+        ),
         file=sys.stderr,
         flush=True,
     )
@@ -181,13 +207,22 @@ def fetch_all(folder: Path, url: str) -> int:
     try:
         published = manifest(url)
     except Unavailable as why:
-        print(f"No published runs fetched: {why}. Live pages will train the runs they need.")
+        print(say("No published runs fetched: {why}. Live pages will train the runs they need.", why=why))
         return 0
     if published.provenance != cache.provenance():
         print(
-            f"The runs at {url} were made by another version of the book's code"
-            f"{f' (commit {published.commit[:12]})' if published.commit else ''}: none fetched. "
-            "Live pages will train the runs they need."
+            say(
+                "The runs at {url} were made by another version of the book's code (commit {commit}): "
+                "none fetched. Live pages will train the runs they need.",
+                url=url,
+                commit=published.commit[:12],
+            )
+            if published.commit
+            else say(
+                "The runs at {url} were made by another version of the book's code: none fetched. "
+                "Live pages will train the runs they need.",
+                url=url,
+            )
         )
         return 0
     fetched = 0
@@ -195,7 +230,15 @@ def fetch_all(folder: Path, url: str) -> int:
         if cache.has(folder, key) or fetch(key, folder, url) is not None:
             fetched += 1
     size = published.total_bytes() / 1e6
-    print(f"{fetched} of {len(published.runs)} published runs ({size:.1f} MB) in {folder}.")
+    print(
+        say(
+            "{fetched} of {runs} published runs ({size:.1f} MB) in {folder}.",
+            fetched=fetched,
+            runs=len(published.runs),
+            size=size,
+            folder=folder,
+        )
+    )
     return fetched
 
 
@@ -248,10 +291,24 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "publish-runs":
         published = publish(args.runs, args.site / RUNS, _commit())
         size = published.total_bytes() / 1e6
-        print(f"{len(published.runs)} trained runs ({size:.1f} MB) published in {args.site / RUNS}.")
+        print(
+            say(
+                "{runs} trained runs ({size:.1f} MB) published in {folder}.",
+                runs=len(published.runs),
+                size=size,
+                folder=args.site / RUNS,
+            )
+        )
         return
     folder, url = cache.cache_folder(), address()
     if folder is None or url is None:  # said, not failed: Binder's image builds on without the runs
-        print(f"No published runs fetched: {cache.OFF_ENV}, {cache.CACHE_ENV} or {URL_ENV}= said not to.")
+        print(
+            say(
+                "No published runs fetched: {off}, {cache} or {url}= said not to.",
+                off=cache.OFF_ENV,
+                cache=cache.CACHE_ENV,
+                url=URL_ENV,
+            )
+        )
         return
     fetch_all(folder, url)

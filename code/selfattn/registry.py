@@ -16,6 +16,7 @@ from selfattn.gpt import (
     MultiHeadLanguageModel,
     ResidualLanguageModel,
 )
+from selfattn.language import say
 from selfattn.models import AttentionLanguageModel, BigramLanguageModel, LanguageModel
 from selfattn.recipe import init_weights, tie_weights
 
@@ -49,10 +50,12 @@ def make_model(kind: str, vocab_size: int, config: TrainConfig) -> LanguageModel
     also takes the recipe's starting weights and weight tying (``selfattn.recipe``).
     """
     if kind not in MODELS:
-        raise ConfigError(f"kind={kind!r}: choose one of {', '.join(MODELS)}.")
+        raise ConfigError(say("kind={kind!r}: choose one of {kinds}.", kind=kind, kinds=", ".join(MODELS)))
     for name in sorted(UNUSED[kind] & GPT_ONLY):
         if getattr(config, name) != getattr(PLAIN, name):
-            raise ConfigError(f"{name} changes the GPT only: use kind='gpt', or leave {name} unset.")
+            raise ConfigError(
+                say("{name} changes the GPT only: use kind='gpt', or leave {name} unset.", name=name)
+            )
     torch.manual_seed(config.seed)
     if kind == "bigram":
         return BigramLanguageModel(vocab_size)

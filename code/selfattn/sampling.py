@@ -23,7 +23,7 @@ import torch
 from torch.nn import functional as F
 
 from selfattn.errors import ConfigError
-from selfattn.language import words
+from selfattn.language import say, words
 from selfattn.settings import checked, setting
 
 # Dividing a score s by the temperature t overflows float32 (largest 3.4e38) once |s| / t does:
@@ -56,8 +56,10 @@ class Sampling:
         reshaped = self.temperature != 1.0 or self.top_k is not None or self.top_p is not None
         if self.greedy and reshaped:
             raise ConfigError(
-                "greedy=True takes the likeliest token, so temperature, top_k and top_p change nothing: "
-                "leave them out, or set greedy=False to sample."
+                say(
+                    "greedy=True takes the likeliest token, so temperature, top_k and top_p change nothing: "
+                    "leave them out, or set greedy=False to sample."
+                )
             )
 
     def probabilities(self, logits: torch.Tensor) -> torch.Tensor:
@@ -65,7 +67,11 @@ class Sampling:
         vocab_size = logits.shape[-1]
         if self.top_k is not None and self.top_k > vocab_size:
             raise ConfigError(
-                f"top_k={self.top_k}: top_k must be at most the {vocab_size} tokens of the vocabulary."
+                say(
+                    "top_k={k}: top_k must be at most the {V} tokens of the vocabulary.",
+                    k=self.top_k,
+                    V=vocab_size,
+                )
             )
         logits = logits / self.temperature  # (B, V)
         if self.top_k is not None:

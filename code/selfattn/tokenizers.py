@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from selfattn.data import GPT2_ENCODER, GPT2_VOCAB, cache_dir, fetch
 from selfattn.errors import ConfigError
+from selfattn.language import say
 
 
 class CharTokenizer:
@@ -28,9 +29,12 @@ class CharTokenizer:
             return [self.stoi[ch] for ch in text]
         except KeyError as err:
             raise ConfigError(
-                f"The character {err.args[0]!r} is not in this tokenizer's "
-                f"{self.vocab_size}-symbol vocabulary; use only characters that "
-                "occur in the training text."
+                say(
+                    "The character {char!r} is not in this tokenizer's {size}-symbol vocabulary; "
+                    "use only characters that occur in the training text.",
+                    char=err.args[0],
+                    size=self.vocab_size,
+                )
             ) from None
 
     def decode(self, ids: Iterable[int]) -> str:

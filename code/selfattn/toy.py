@@ -23,7 +23,7 @@ import torch.nn as nn
 from selfattn.anatomy import stages
 from selfattn.config import LARGEST_SEED, SEED_HINT
 from selfattn.errors import ConfigError
-from selfattn.language import words
+from selfattn.language import say, words
 from selfattn.settings import checked, setting
 from selfattn.tokenizers import gpt2_tokenizer
 
@@ -90,7 +90,9 @@ def untrained_toy(config: ToyConfig | None = None, text: str = SENTENCE) -> ToyR
     tokenizer = gpt2_tokenizer()
     ids = tokenizer.encode(text)
     if len(ids) < 2:
-        raise ConfigError(f"text={text!r} has {len(ids)} token(s); the toy needs at least 2.")
+        raise ConfigError(
+            say("text={text!r} has {n} token(s); the toy needs at least 2.", text=text, n=len(ids))
+        )
     tokens = [tokenizer.decode([i]) for i in ids]
     T, C = len(ids), config.n_embd
     with torch.random.fork_rng():

@@ -1,7 +1,8 @@
 """The Chinese edition's pages as a Chinese reader meets them: code cells whose comments and
 printed words are Chinese, while the code and every number printed are the English edition's
-(``_ext/editions/translation/code_text.py``); and each glossary term's English where a chapter
-first uses it (``term_english.py``)."""
+(``_ext/editions/translation/code_text.py``), and the lines the package printed in Chinese
+(``package_lines.py``); and each glossary term's English where a chapter first uses it
+(``term_english.py``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 import tokenize
 
 from _ext.editions.translation.code_text import pieces
+from _ext.editions.translation.package_lines import translated_line
 from _ext.editions.translation.term_english import pairs
 from bookbuild import ROOT
 from tests.helpers import code_cells, page_text
@@ -50,6 +52,24 @@ def test_chinese_code_cells_keep_the_code_and_the_numbers_and_read_in_chinese(bu
                     problems.append(f"{where}: still English: {zh_piece.text!r}")
     assert not problems, "\n".join(problems[:40])
     assert chinese > 500, chinese
+
+
+def test_no_line_the_package_printed_is_left_in_english(built_book):
+    """A checker's verdict or a setting's error that a page shows reads in Chinese on the Chinese
+    page, as a live Chinese page prints it (``selfattn.language``)."""
+    said, left = 0, []
+    for path in sorted((built_book / "book").glob("*.html")):
+        english = [
+            line
+            for _, printed in code_cells(path.read_text(encoding="utf-8"))
+            for line in printed.split("\n")
+        ]
+        said += sum(translated_line(line.strip(), "zh_CN") != line.strip() for line in english)
+        translated = code_cells((built_book / "zh" / "book" / path.name).read_text(encoding="utf-8"))
+        lines = [line.strip() for _, printed in translated for line in printed.split("\n")]
+        left += [f"{path.stem}: {line!r}" for line in lines if translated_line(line, "zh_CN") != line]
+    assert said >= 15, "the English pages show the checkers' verdicts and the settings' errors"
+    assert not left, "\n".join(left[:20])
 
 
 def test_a_chapter_gives_each_glossary_term_s_english_where_it_links_the_term(built_book):

@@ -46,6 +46,7 @@ import yaml
 
 from bookbuild import ROOT
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
+from selfattn.language import LANGUAGE_ENV
 from tests.helpers import reader_environment
 from tools import live
 from tools.browser import accessibility_problems, offline_context, settle, switch
@@ -67,11 +68,13 @@ WATCH_BUTTON = """() => {
   }).observe(button, { attributes: true, childList: true, subtree: true, characterData: true });
 }"""
 RUN_TIMEOUT_MS = 120_000
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
 
 
 @pytest.fixture(scope="module")
 def sites() -> dict[str, Path]:
-    """The chapter built for Binder and for a local server, in one folder one after the other.
+    """The chapter built for Binder and for a local server, and its Chinese edition for a local
+    server, in one folder one after the other.
 
     The folder is kept between runs so the chapter's cells execute only once; the second build
     only rewrites the pages.
@@ -86,9 +89,10 @@ def sites() -> dict[str, Path]:
         shutil.rmtree(production, ignore_errors=True)
         shutil.copytree(html, production)
         local = live.build_site(out, toc=toc, quiet=True)
+        chinese = live.build_site(out / "zh", toc=toc, quiet=True, language="zh_CN")
     except subprocess.CalledProcessError as err:
         pytest.fail(f"the chapter did not build:\n{err.stdout[-4000:]}\n{err.stderr[-4000:]}")
-    return {"production": production, "local": local}
+    return {"production": production, "local": local, "chinese": chinese}
 
 
 def open_chapter(context, site_url: str):
@@ -157,7 +161,8 @@ def image_bytes(cell) -> bytes:
 
 
 def reader_mistakes() -> list[tuple[str, str]]:
-    """Cell sources a reader might type in the bigram chapter, with the one line each must show."""
+    """Cell sources a reader might type in the bigram chapter, with the one line each must show
+    (in the language ``SELFATTN_LANGUAGE`` names)."""
     cells = {
         "config = replace(BIGRAM, learning_rate=5)": lambda: replace(BIGRAM, learning_rate=5),
         "config = replace(BIGRAM, learnig_rate=1e-3)": lambda: replace(BIGRAM, learnig_rate=1e-3),
@@ -402,6 +407,32 @@ def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites
         assert token not in page_file.read_text(encoding="utf-8")
     total = time.monotonic() - started
     print(f"\nlive code ready {launched - started:.1f} s after make live started; whole test {total:.1f} s")
+
+
+def test_a_live_chinese_page_prints_chinese(sites, browser, monkeypatch):
+    """The Chinese edition's live kernels speak Chinese (``SELFATTN_LANGUAGE``, set by the setup
+    every kernel runs): a cell prints its Chinese words, as the built page shows them, and a
+    reader's mistake gets the package's one-line message in Chinese."""
+    with make_live(sites["chinese"].parent.parent) as (url, _, lines):
+        context, visit = offline_context(browser)
+        page = open_chapter(context, url)
+        init = page.locator("div.cell.tag_thebe-init")
+        built = init.locator(".cell_output").inner_text().strip()
+        assert CHINESE.search(built), built
+        page.locator(".live-code-button").click()
+        assert wait_for_state(page, {"ready", "failed"}, LAUNCH_TIMEOUT_MS) == "ready", "".join(lines[-40:])
+        assert init.locator(STDOUT).inner_text().strip() == built, "the cell prints live what the page shows"
+
+        monkeypatch.setenv(LANGUAGE_ENV, "zh_CN")
+        hyper = hyperparameter_cell(page)
+        for mistake, expected in reader_mistakes()[:2]:
+            assert CHINESE.search(expected), expected
+            edit(hyper, page, mistake)
+            hyper.locator(".thebe-run-button").click()
+            hyper.locator(ERROR, has_text=expected).first.wait_for(timeout=RUN_TIMEOUT_MS)
+            assert hyper.locator(".jp-OutputArea").inner_text().strip() == f"ConfigError: {expected}"
+        assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
+        context.close()
 
 
 def _read(cmdline: Path) -> str:

@@ -104,3 +104,42 @@ def test_a_translated_page_shows_each_setting_error_as_a_live_page_raises_it(mis
     assert CHINESE.search(chinese), chinese
     assert translated_line(english, "zh_CN") == chinese
     assert sorted(NUMBER.findall(chinese)) == sorted(NUMBER.findall(english))
+
+
+# Arguments a reader may give the package's functions wrong: a model's kind, a recipe setting the
+# model does not take, a figure's prompt, the toy's text, a split too short for its windows, a
+# sampling setting, a character the tokenizer lacks, a --dtype.
+def _package_mistakes() -> list:
+    from selfattn import TrainConfig, batches, engine, registry, toy
+    from selfattn.figures import choice, mechanism
+    from selfattn.sampling import Sampling
+    from selfattn.tokenizers import CharTokenizer
+
+    return [
+        pytest.param(lambda: registry.make_model("gpt2", 65, TrainConfig()), id="kind"),
+        pytest.param(lambda: registry.make_model("bigram", 65, TrainConfig(tie_weights=True)), id="gpt-only"),
+        pytest.param(lambda: choice.next_token_choice(None, None, ""), id="empty-prompt"),
+        pytest.param(lambda: toy.untrained_toy(text="a"), id="toy-text"),
+        pytest.param(lambda: batches.get_batch(torch.arange(5), 2, 8, torch.Generator()), id="short-split"),
+        pytest.param(lambda: mechanism.context_window("abc", block_size=8), id="short-window"),
+        pytest.param(lambda: Sampling(top_k=100).probabilities(torch.zeros(1, 65)), id="top-k"),
+        pytest.param(lambda: Sampling(greedy=True, temperature=0.5), id="greedy"),
+        pytest.param(lambda: CharTokenizer("abc").encode("z"), id="unknown-character"),
+        pytest.param(lambda: engine.start(engine.ALONE, "cpu", "float64", False, TrainConfig()), id="dtype"),
+    ]
+
+
+@pytest.mark.parametrize("mistake", _package_mistakes())
+def test_a_translated_page_shows_each_package_error_as_a_live_page_raises_it(mistake, monkeypatch):
+    from selfattn.errors import ReaderError
+
+    messages = []
+    for chosen in ("", "zh_CN"):
+        monkeypatch.setenv(LANGUAGE_ENV, chosen)
+        with pytest.raises(ReaderError) as raised:
+            mistake()
+        messages.append(str(raised.value))
+    english, chinese = messages
+    assert CHINESE.search(chinese), chinese
+    assert translated_line(english, "zh_CN") == chinese
+    assert sorted(NUMBER.findall(chinese)) == sorted(NUMBER.findall(english))

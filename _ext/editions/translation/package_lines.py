@@ -5,7 +5,8 @@ A chapter runs once, in English. A line the package writes for a reader goes thr
 page of a translated edition runs with ``SELFATTN_LANGUAGE`` set, so it prints the translation.
 For the built page, a printed line that is the whole of one of the package's English texts, its
 fields holding what the English run printed, is written again from that text's translation with
-the same values; a value that is itself one of the package's sentences (a slip's description
+the same values (a paragraph a cell wrapped with ``textwrap`` is read as one line, and wrapped again);
+a value that is itself one of the package's sentences (a slip's description
 inside a verdict) is translated the same way, and a one-word value (``loss``, a tensor's name) is
 code, kept. Nothing runs again.
 """
@@ -13,6 +14,7 @@ code, kept. Nothing runs again.
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -26,6 +28,7 @@ from _ext.editions.translation.code_text import cells, set_text
 from selfattn.language import LANGUAGE_ENV, translations
 
 FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::([^{}]*))?\}")  # {name}, {name!r}, {name:.4f}
+INDENT = re.compile(r" *")
 NUMBER = r"-?(?:\d[\d,]*(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)%?"  # what a field formatted as a number printed
 
 
@@ -93,6 +96,32 @@ def _filled(translation: str, values: dict[str, str]) -> str:
     return FIELD.sub(lambda field: values[field.group(1)], translation)
 
 
+def translated_text(text: str, language: str) -> str:
+    """What a cell printed, ``text``, with each of the package's texts in ``language``: a whole
+    line, or a paragraph a cell wrapped (``textwrap``: indented lines, one text cut at spaces) where
+    reading it as one text explains more than reading its lines one by one, wrapped again as wide
+    as its longest English line."""
+    lines, out, at = text.split("\n"), [], 0
+    while at < len(lines):
+        indent = INDENT.match(lines[at]).group()
+        end = at + 1
+        while (
+            indent and end < len(lines) and INDENT.match(lines[end]).group() == indent and lines[end].strip()
+        ):
+            end += 1
+        paragraph = [line[len(indent) :] for line in lines[at:end]]
+        each = [_reading(line, language) for line in paragraph]
+        joined = " ".join(paragraph)
+        width = max(map(len, paragraph))
+        whole = _reading(joined, language) if textwrap.wrap(joined, width) == paragraph else ((0, 0), joined)
+        if len(paragraph) > 1 and whole[0][0] > sum(read[0][0] for read in each):
+            out += textwrap.wrap(whole[1], width, initial_indent=indent, subsequent_indent=indent)
+        else:
+            out += [indent + read[1] for read in each]
+        at = end
+    return "\n".join(out)
+
+
 class TranslatePackageLines(SphinxPostTransform):
     """In a translated edition, write the package's printed lines in the edition's language."""
 
@@ -105,9 +134,9 @@ class TranslatePackageLines(SphinxPostTransform):
         for _, printed in cells(self.document):
             for block in printed:
                 text = block.astext()
-                lines = "\n".join(translated_line(line, language) for line in text.split("\n"))
-                if lines != text:
-                    set_text(block, lines)
+                translation = translated_text(text, language)
+                if translation != text:
+                    set_text(block, translation)
 
 
 def live_language(app: Sphinx, config: Config) -> None:

@@ -13,6 +13,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from selfattn.errors import ConfigError
 from selfattn.figures.output import InteractiveFigure, Words, rounded, shown
+from selfattn.language import say
 from selfattn.sampling import Sampling
 from selfattn.tokenizers import CharTokenizer
 
@@ -36,7 +37,7 @@ def next_token_choice(model, tokenizer: CharTokenizer, prompt: str) -> Interacti
     ``block_size`` characters, as ``generate`` does.
     """
     if not prompt:
-        raise ConfigError("prompt is empty; give at least one character for the model to continue.")
+        raise ConfigError(say("prompt is empty; give at least one character for the model to continue."))
     idx = torch.tensor([tokenizer.encode(prompt[-model.block_size :])])  # (1, T)
     was_training = model.training
     model.eval()

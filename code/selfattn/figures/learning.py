@@ -13,6 +13,7 @@ from matplotlib.figure import Figure as MplFigure
 
 from selfattn.errors import ConfigError
 from selfattn.figures.output import InteractiveFigure, Words, rounded, shown
+from selfattn.language import say
 from selfattn.plotting import COLORS, SERIES
 from selfattn.training import History
 
@@ -155,7 +156,7 @@ def before_after(initial: torch.nn.Module, trained: torch.nn.Module, px: int = 3
     shapes = [{name: p.shape for name, p in m.named_parameters()} for m in (initial, trained)]
     if shapes[0] != shapes[1]:
         raise ConfigError(
-            "initial and trained must be the same architecture (same parameter names and shapes)."
+            say("initial and trained must be the same architecture (same parameter names and shapes).")
         )
     mats = []
     for name, b in before.items():
@@ -248,11 +249,16 @@ def heatmap_steps(
         w = np.asarray(torch.as_tensor(weights).detach().cpu(), dtype=float).squeeze()
         if w.shape != (len(labels), len(labels)):
             raise ConfigError(
-                f"step {step}: weights have shape {w.shape}, expected ({len(labels)}, {len(labels)})."
+                say(
+                    "step {step}: weights have shape {shape}, expected ({n}, {n}).",
+                    step=step,
+                    shape=w.shape,
+                    n=len(labels),
+                )
             )
         snaps.append({"step": int(step), "loss": round(float(loss), 6), "w": rounded(w, 3)})
     if not snaps:
-        raise ConfigError("snapshots is empty: record at least one (step, loss, weights).")
+        raise ConfigError(say("snapshots is empty: record at least one (step, loss, weights)."))
     first, last = snaps[0], snaps[-1]
     focus = min(1, len(labels) - 1)
 
@@ -305,7 +311,9 @@ def _draw_steps(fig: MplFigure, d: dict) -> None:
 def ladder(histories: dict[str, History], dashed: Sequence[str] = ()) -> InteractiveFigure:
     """Figure 11: several runs' validation losses, replayed together; ``dashed`` names drawn dashed."""
     if not 1 <= len(histories) <= len(SERIES):
-        raise ConfigError(f"histories has {len(histories)} runs; give 1 to {len(SERIES)}.")
+        raise ConfigError(
+            say("histories has {n} runs; give 1 to {most}.", n=len(histories), most=len(SERIES))
+        )
     series = [
         {
             "label": name,

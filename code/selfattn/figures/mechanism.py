@@ -15,6 +15,7 @@ from selfattn.anatomy import AttentionStages, block_input, heads_of, stages, tra
 from selfattn.errors import ConfigError
 from selfattn.figures.output import InteractiveFigure, Words, rounded, shown
 from selfattn.heatmaps import heatmap
+from selfattn.language import say
 from selfattn.models import AttentionLanguageModel
 from selfattn.tokenizers import CharTokenizer
 
@@ -33,7 +34,9 @@ WALK_CODE = {
 def head_input(model: AttentionLanguageModel, tokenizer: CharTokenizer, text: str) -> torch.Tensor:
     """What the model's head receives for one sequence of text: x, (1, T, n_embd)."""
     if not 1 <= len(text) <= model.block_size:
-        raise ConfigError(f"text has {len(text)} characters; give 1 to block_size={model.block_size}.")
+        raise ConfigError(
+            say("text has {n} characters; give 1 to block_size={T}.", n=len(text), T=model.block_size)
+        )
     idx = torch.tensor([tokenizer.encode(text)])  # (1, T)
     return trace(model, idx)["x"]
 
@@ -52,7 +55,11 @@ def context_window(text: str, block_size: int = 8, selected: int = 3) -> Interac
     """
     if len(text) <= block_size:
         raise ConfigError(
-            f"text has {len(text)} characters; give at least block_size + 1 = {block_size + 1}."
+            say(
+                "text has {n} characters; give at least block_size + 1 = {least}.",
+                n=len(text),
+                least=block_size + 1,
+            )
         )
     window = text[: block_size + 1]
     data = {
@@ -286,17 +293,25 @@ def averaging_matrix(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> Inter
     ``a``; ``b`` is (T, n) and ``c`` must equal ``a @ b``.
     """
     if a.dim() != 2 or a.shape[0] != a.shape[1]:
-        raise ConfigError(f"a has shape {tuple(a.shape)}; give a square (T, T) matrix.")
+        raise ConfigError(say("a has shape {shape}; give a square (T, T) matrix.", shape=tuple(a.shape)))
     T = a.shape[0]
     if b.dim() != 2 or b.shape[0] != T:
-        raise ConfigError(f"b has shape {tuple(b.shape)}; give one row per row of a, (T, n) with T = {T}.")
+        raise ConfigError(
+            say(
+                "b has shape {shape}; give one row per row of a, (T, n) with T = {T}.",
+                shape=tuple(b.shape),
+                T=T,
+            )
+        )
     ones = torch.ones(T, T, dtype=a.dtype)  # (T, T)
     tril = torch.tril(ones)  # (T, T)
     sums = tril.sum(dim=1, keepdim=True)  # (T, 1): 1, 2, ..., T
     if not torch.allclose(a, tril / sums):
-        raise ConfigError("a is not torch.tril(torch.ones(T, T)) with each row divided by its sum.")
+        raise ConfigError(say("a is not torch.tril(torch.ones(T, T)) with each row divided by its sum."))
     if c.shape != b.shape or not torch.allclose(c, a @ b):
-        raise ConfigError(f"c is not a @ b, the {tuple(b.shape)} product of the a and b given.")
+        raise ConfigError(
+            say("c is not a @ b, the {shape} product of the a and b given.", shape=tuple(b.shape))
+        )
     above, sums_text = T * (T - 1) // 2, ", ".join(str(int(s)) for s in sums.flatten().tolist())
     notes = [
         Words(
@@ -376,7 +391,14 @@ def projections(
     T = len(text)
     position = T - 1 if position is None else position
     if not 0 <= position < T:
-        raise ConfigError(f"position={position}; give 0 to {T - 1}, one of the {T} characters of text.")
+        raise ConfigError(
+            say(
+                "position={t}; give 0 to {last}, one of the {T} characters of text.",
+                t=position,
+                last=T - 1,
+                T=T,
+            )
+        )
     layers = {"q": head.query, "k": head.key, "v": head.value}
     data = {
         "tokens": [shown(ch) for ch in text],
@@ -532,9 +554,13 @@ def head_maps(model, tokenizer: CharTokenizer, text: str, layer: int = 0) -> Int
     A button picks the head, a row picks the position whose largest weights are read out.
     """
     if not 1 <= len(text) <= model.block_size:
-        raise ConfigError(f"text has {len(text)} characters; give 1 to block_size={model.block_size}.")
+        raise ConfigError(
+            say("text has {n} characters; give 1 to block_size={T}.", n=len(text), T=model.block_size)
+        )
     if not 0 <= layer < len(model.blocks):
-        raise ConfigError(f"layer={layer}: the model has blocks 0 to {len(model.blocks) - 1}.")
+        raise ConfigError(
+            say("layer={layer}: the model has blocks 0 to {last}.", layer=layer, last=len(model.blocks) - 1)
+        )
     idx = torch.tensor([tokenizer.encode(text)])  # (1, T)
     x = block_input(model, idx, layer)  # (1, T, C)
     weights = [stages(head, x).wei[0] for head in heads_of(model.blocks[layer].sa)]  # n_head x (T, T)
