@@ -45,6 +45,7 @@ import torch
 import yaml
 
 from bookbuild import ROOT
+from bookbuild.catalogs import CATALOGS, read
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from selfattn.language import LANGUAGE_ENV
 from tests.helpers import reader_environment
@@ -111,10 +112,11 @@ def wait_for_state(page, states: set[str], timeout: float) -> str:
     return page.locator(".live-code-button").get_attribute("data-state")
 
 
-def hyperparameter_cell(page):
-    """The cell that starts with the hyperparameters, found once: it stays that cell when edited."""
+def hyperparameter_cell(page, marker: str = HYPERPARAMETERS):
+    """The cell that starts with the hyperparameters (its first comment, ``marker``), found once: it
+    stays that cell when edited."""
     index = page.locator("div.cell").evaluate_all(
-        "(cells, text) => cells.findIndex((cell) => cell.textContent.includes(text))", HYPERPARAMETERS
+        "(cells, text) => cells.findIndex((cell) => cell.textContent.includes(text))", marker
     )
     assert index >= 0
     return page.locator("div.cell").nth(index)
@@ -409,10 +411,14 @@ def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites
     print(f"\nlive code ready {launched - started:.1f} s after make live started; whole test {total:.1f} s")
 
 
-def test_a_live_chinese_page_prints_chinese(sites, browser, monkeypatch):
+def test_a_live_chinese_page_prints_and_draws_in_chinese(sites, browser, monkeypatch):
     """The Chinese edition's live kernels speak Chinese (``SELFATTN_LANGUAGE``, set by the setup
-    every kernel runs): a cell prints its Chinese words, as the built page shows them, and a
+    every kernel runs): a cell prints its Chinese words, as the built page shows them; a figure a
+    cell draws again has the built figure's Chinese words, with the new run's numbers; and a
     reader's mistake gets the package's one-line message in Chinese."""
+    hyperparameters = (
+        "# " + read(CATALOGS / "bigram.po")[HYPERPARAMETERS[2:] + ": to change them, write e.g."].string
+    )
     with make_live(sites["chinese"].parent.parent) as (url, _, lines):
         context, visit = offline_context(browser)
         page = open_chapter(context, url)
@@ -423,8 +429,17 @@ def test_a_live_chinese_page_prints_chinese(sites, browser, monkeypatch):
         assert wait_for_state(page, {"ready", "failed"}, LAUNCH_TIMEOUT_MS) == "ready", "".join(lines[-40:])
         assert init.locator(STDOUT).inner_text().strip() == built, "the cell prints live what the page shows"
 
+        hyper = hyperparameter_cell(page, hyperparameters)
+        source = hyper.locator(".CodeMirror").evaluate("(el) => el.CodeMirror.getValue()")
+        edit(hyper, page, source.replace("= BIGRAM\n", "= replace(BIGRAM, max_iters=300)\n"))
+        run(hyper, f"{STDOUT}:has-text('max_iters = 300')")
+        plot = hyper.locator("xpath=following-sibling::div[contains(@class, 'cell')][1]")
+        plot.locator(".thebe-run-button").click()
+        plot.locator(IMAGE).first.wait_for(timeout=RUN_TIMEOUT_MS)
+        drawn = image_bytes(plot).decode()
+        assert drawn.startswith("<") and "训练步" in drawn and "training step" not in drawn, drawn[:300]
+
         monkeypatch.setenv(LANGUAGE_ENV, "zh_CN")
-        hyper = hyperparameter_cell(page)
         for mistake, expected in reader_mistakes()[:2]:
             assert CHINESE.search(expected), expected
             edit(hyper, page, mistake)

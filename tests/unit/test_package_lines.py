@@ -35,8 +35,11 @@ def test_a_wrapped_error_is_read_whole_and_wrapped_again(mistake, monkeypatch):
 
 def test_lines_that_are_texts_each_are_not_read_as_one(monkeypatch):
     monkeypatch.delenv(LANGUAGE_ENV, raising=False)
-    printed = f"  {VERDICT}\n  {VERDICT}\n    (key): Linear(in_features=32, out_features=32, bias=False)"
+    printed = (
+        f"  {VERDICT}\n  {VERDICT}\n    (key): Linear(in_features=32, out_features=32, bias=False)\n   \n"
+    )
     lines = translated_text(printed, "zh_CN").split("\n")
+    assert lines[3:] == ["   ", ""], "blank lines, indented or not, as they were"
     assert lines[0] == lines[1] == "  " + translated_line(VERDICT, "zh_CN") != "  " + VERDICT
     assert lines[2] == "    (key): Linear(in_features=32, out_features=32, bias=False)"
 

@@ -23,6 +23,44 @@
     return own.replace(/\{(\w+)\}/g, (whole, name) => (values && name in values ? values[name] : whole));
   }
 
+  // A figure's text in the page's language, as _ext/editions/translation/figure_text.py writes the
+  // built figures: the translated site gives each page its figures' words (script.figure-words),
+  // each number of a text written {0}, {1}..., filled in again from the text a live cell drew.
+  const FIGURE_WORDS = JSON.parse(document.querySelector("script.figure-words")?.textContent || "{}");
+  const NUMBER = /(?<![\p{L}\p{N}_.-])[-−]?\d+(?:[.,]\d+)*(?![\p{L}\p{N}_])/gu;
+  const WORD = /[\p{L}]{2,}/u;
+  const TICKS = /[xy]tick_\d+$/;
+  const SVG_DATA = "data:image/svg+xml,";
+
+  function figureText(text) {
+    const numbers = [];
+    const message = text.replace(/[{}]/g, (brace) => brace + brace).replace(NUMBER, (number) => {
+      numbers.push(number);
+      return `{${numbers.length - 1}}`;
+    });
+    const translation = FIGURE_WORDS[message];
+    if (translation === undefined) return text;
+    return translation.replace(/\{(\d+)\}|\{\{|\}\}/g, (whole, at) => (at === undefined ? whole[0] : numbers[at]));
+  }
+
+  // An SVG figure a live cell drew (Jupyter shows it as an image), its words translated: the
+  // texts a reader reads, not tick labels nor mathematics (texts with parts).
+  function translateFigure(img) {
+    const src = img.getAttribute("src") || "";
+    if (img.dataset.translated || !src.startsWith(SVG_DATA) || !Object.keys(FIGURE_WORDS).length) return;
+    img.dataset.translated = "true";
+    const svg = new DOMParser().parseFromString(decodeURIComponent(src.slice(SVG_DATA.length)), "image/svg+xml");
+    const inTicks = (el) => el !== null && (TICKS.test(el.id || "") || inTicks(el.parentElement));
+    let changed = false;
+    for (const text of svg.querySelectorAll("text")) {
+      if (inTicks(text) || text.children.length || !WORD.test(text.textContent)) continue;
+      const translated = figureText(text.textContent);
+      changed = changed || translated !== text.textContent;
+      text.textContent = translated;
+    }
+    if (changed) img.setAttribute("src", SVG_DATA + encodeURIComponent(new XMLSerializer().serializeToString(svg)));
+  }
+
   const LABEL = phrase("Live Code: edit and run this page's code");
   const TICK_MS = 1000;
   // No word from Binder for this long means it stopped answering.
@@ -299,7 +337,8 @@
   }
 
   // Live cells for every reader: each editor is named by its place on the page, and an image a
-  // cell draws is named by the alt text of the one the book was built with (the i-th by the i-th).
+  // cell draws is named by the alt text of the one the book was built with (the i-th by the i-th)
+  // and written in the page's language.
   function describeCell(dom, output, built, n) {
     dom.querySelectorAll(".CodeMirror textarea").forEach((area) => {
       area.setAttribute("aria-label", phrase("Code cell {n}: edit it, then press run", { n }));
@@ -308,6 +347,7 @@
     const describe = () =>
       output.querySelectorAll(".jp-OutputArea img").forEach((img, i) => {
         if (!img.hasAttribute("alt")) img.alt = alts[i] || alts[0] || phrase("A figure drawn by the code above");
+        translateFigure(img);
       });
     new MutationObserver(describe).observe(output, { childList: true, subtree: true });
   }

@@ -7,6 +7,8 @@ messages of the chapter's catalog. A translated build writes them into the SVG i
 translation, draws it as PNG at the English PNG's pixel size (``rsvg-convert``, Debian's
 librsvg2-bin, with Noto Sans CJK for the characters DejaVu Sans lacks) and shows that PNG in
 its place, on the site and in the PDF. Nothing is executed again: a catalog's change redraws.
+The page also carries its figures' messages with their translations (``FIGURE_WORDS``), so a
+figure that a live cell draws again is written in the page's language too (``live-code.js``).
 
 A translation that runs past its legend's frame is a build warning (:func:`legend_overflows`,
 which measures the drawn words with the fonts ``rsvg-convert`` draws them with): the catalog
@@ -21,6 +23,7 @@ chart's line of code may be words), which a translation keeps as they are.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -53,6 +56,9 @@ LEGEND = re.compile(r"legend_\d+$")  # matplotlib's id for a legend's group
 POINT = re.compile(r"(-?[\d.]+) (-?[\d.]+)")  # an x y pair of an SVG path
 FONT_SIZE = re.compile(r"font-size:\s*([\d.]+)px")
 CJK_FROM = 0x2E80  # from here on (CJK, full-width punctuation) rsvg-convert draws with Noto Sans CJK
+# A translated page's figure words, for the live code's script (live-code.js), which writes a
+# figure a live cell draws again in the page's language, as this module writes the built ones.
+FIGURE_WORDS = "figure-words"
 logger = logging.getLogger(__name__)
 ET.register_namespace("", SVG[1:-1])  # a translated SVG written with the prefixes it was read with
 ET.register_namespace("xlink", "http://www.w3.org/1999/xlink")
@@ -195,8 +201,16 @@ class TranslateFigureText(SphinxTransform):
         if translations is None:
             return
         folder = Path(self.app.doctreedir, "figure-text")
+        words: dict[str, str] = {}
+
+        def change(message: str) -> str:
+            translation = translations.gettext(message)
+            if translation != message:
+                words[message] = translation
+            return translation
+
         for _, images in bundles:
-            svg = translated_svg(self._read(images["image/svg+xml"]), translations.gettext)
+            svg = translated_svg(self._read(images["image/svg+xml"]), change)
             if svg is not None:
                 for text, past in legend_overflows(svg):
                     logger.warning(
@@ -206,6 +220,10 @@ class TranslateFigureText(SphinxTransform):
                 png = images["image/png"]
                 # as MyST-NB writes it: a path from the source folder, after a "/"
                 png["uri"] = "/" + os.path.relpath(draw(svg, self._path(png), folder), self.app.srcdir)
+        if words:  # for the figures a live cell draws again
+            payload = json.dumps(words, ensure_ascii=False, sort_keys=True).replace("<", "\\u003c")
+            script = f'<script type="application/json" class="{FIGURE_WORDS}">{payload}</script>'
+            self.document += nodes.raw("", script, format="html")
 
     def _path(self, image: nodes.image) -> Path:
         return Path(self.app.srcdir, image["uri"].lstrip("/"))

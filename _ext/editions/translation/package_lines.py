@@ -113,8 +113,9 @@ def translated_text(text: str, language: str) -> str:
         each = [_reading(line, language) for line in paragraph]
         joined = " ".join(paragraph)
         width = max(map(len, paragraph))
-        whole = _reading(joined, language) if textwrap.wrap(joined, width) == paragraph else ((0, 0), joined)
-        if len(paragraph) > 1 and whole[0][0] > sum(read[0][0] for read in each):
+        wrapped = len(paragraph) > 1 and textwrap.wrap(joined, width) == paragraph
+        whole = _reading(joined, language) if wrapped else ((0, 0), joined)
+        if whole[0][0] > sum(read[0][0] for read in each):
             out += textwrap.wrap(whole[1], width, initial_indent=indent, subsequent_indent=indent)
         else:
             out += [indent + read[1] for read in each]
