@@ -32,7 +32,6 @@ number.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import re
 import sys
@@ -44,7 +43,7 @@ from babel.messages.pofile import read_po, write_po
 
 from bookbuild import MESSAGES, ROOT
 from bookbuild.build import extract_prose
-from selfattn.language import texts_file
+from selfattn.language import said, texts_file
 
 LANGUAGE = "zh_CN"
 TEMPLATES = MESSAGES / "_build" / "gettext" / "book"
@@ -64,7 +63,6 @@ SCRIPTS = (
 )
 # The package's Python modules, and what they say: say("English {field}", ...) and words("...").
 MODULES = tuple(sorted((ROOT / "code" / "selfattn").rglob("*.py")))
-SAYING = {"say", "words"}
 TRANSLATED_TEXTS = texts_file(LANGUAGE)
 STRING = r'"(?:[^"\\\n]|\\.)*"'
 PHRASE = re.compile(rf"\bphrase\(\s*({STRING}(?:\s*\+\s*{STRING})*)\s*[,)]")
@@ -157,21 +155,6 @@ def package_texts(scripts: tuple[Path, ...] = SCRIPTS, modules: tuple[Path, ...]
     for path in modules:
         texts += said(path.read_text(encoding="utf-8"))
     return list(dict.fromkeys(texts))
-
-
-def said(source: str) -> list[str]:
-    """The string literals a module's source passes first to ``say`` or ``words``, in order."""
-    calls = [
-        node
-        for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in SAYING
-    ]
-    calls.sort(key=lambda call: (call.lineno, call.col_offset))
-    return [
-        call.args[0].value
-        for call in calls
-        if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
-    ]
 
 
 def read_package_texts(path: Path = TRANSLATED_TEXTS) -> dict[str, str]:

@@ -12,6 +12,7 @@ text translated with its ``{fields}`` kept.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 from functools import cache
@@ -23,6 +24,7 @@ from selfattn.errors import ConfigError
 LANGUAGE_ENV = "SELFATTN_LANGUAGE"
 ENGLISH = "en"
 LOCALE = Path(__file__).parent / "locale"
+PACKAGE = Path(__file__).parent
 
 
 def texts_file(language: str) -> Path:
@@ -63,3 +65,27 @@ def say(english: str, **values: Any) -> str:
     """``english`` in the reader's language, its ``{fields}`` filled in from ``values``."""
     text = translations(language()).get(english) or english  # untranslated: the English
     return text.format(**values)
+
+
+def said(source: str) -> list[str]:
+    """The string literals a module's ``source`` passes first to ``say`` or ``words``, in order."""
+    calls = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("say", "words")
+    ]
+    calls.sort(key=lambda call: (call.lineno, call.col_offset))
+    return [
+        call.args[0].value
+        for call in calls
+        if call.args and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+    ]
+
+
+@cache
+def python_texts() -> tuple[str, ...]:
+    """Every text the package's modules say, each once (not its scripts' texts)."""
+    texts = [
+        text for path in sorted(PACKAGE.rglob("*.py")) for text in said(path.read_text(encoding="utf-8"))
+    ]
+    return tuple(dict.fromkeys(texts))

@@ -52,3 +52,17 @@ def test_a_word_in_a_field_stays_code_and_a_line_not_the_packages_stays_as_it_is
     assert translated_line("n_head=4: heads of  8, 3,072 query/key/value numbers", "zh_CN") == (
         "n_head=4: heads of  8, 3,072 query/key/value numbers"
     )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Ay, and injumy more shall come it",  # a model's sample: "{low} and {high}" is a fragment
+        "warmup and cosine decay        3    2.078  2.081",
+        "row sums after dropout: [1.25, 0.82, 1.25]",  # a script's "row {r}" is not the package's Python
+        "step  20  loss 0.2104     0.57    0.21",
+        "ConfigError: learning_rate=-0.1 is printed after a word of the cell's",
+    ],
+)
+def test_a_line_that_only_shares_a_few_words_with_a_package_text_is_kept(line):
+    assert translated_text(line, "zh_CN") == line

@@ -25,10 +25,13 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from _ext.editions.translation import translated
 from _ext.editions.translation.code_text import cells, set_text
-from selfattn.language import LANGUAGE_ENV, translations
+from selfattn.language import LANGUAGE_ENV, python_texts, translations
 
 FIELD = re.compile(r"\{(\w+)(?:![rsa])?(?::([^{}]*))?\}")  # {name}, {name!r}, {name:.4f}
 INDENT = re.compile(r" *")
+# A text is read as one of the package's when that text's own words are this many characters at
+# least, or when the package's words (its inner texts' too) make half of it.
+OWN_WORDS = 20
 NUMBER = r"-?(?:\d[\d,]*(?:\.\d*)?(?:e[-+]?\d+)?|inf|nan)%?"  # what a field formatted as a number printed
 
 
@@ -57,8 +60,10 @@ def _pattern(english: str) -> re.Pattern:
 
 @cache
 def sayings(language: str) -> tuple[Saying, ...]:
-    """The package's texts translated into ``language`` that hold more than their fields."""
-    texts = [(english, text) for english, text in translations(language).items() if text]
+    """The texts the package's Python says (not its scripts'), translated into ``language``, that
+    hold more than their fields."""
+    known = translations(language)
+    texts = [(english, known[english]) for english in python_texts() if known.get(english)]
     return tuple(Saying(_pattern(english), text) for english, text in texts if FIELD.sub("", english).strip())
 
 
@@ -70,7 +75,8 @@ def translated_line(line: str, language: str) -> str:
 @cache
 def _reading(text: str, language: str) -> tuple[tuple[int, int], str]:
     """How much of ``text`` the package's texts explain (their words, not their fields' values), and
-    its translation by the reading that explains the most: ``"✓ {right}"`` holding a checker's
+    its translation by the reading that explains the most, of those that explain enough
+    (``OWN_WORDS``): ``"✓ {right}"`` holding a checker's
     sentence, not ``"{low} and {high}"`` cutting it at its "and". Of two that explain as much, the
     one whose outer text explains more: "a finite number {allowed}" holding "greater than 0 and at
     most 1", not "{low} and {high}" holding "a finite number greater than 0"."""
@@ -82,11 +88,16 @@ def _reading(text: str, language: str) -> tuple[tuple[int, int], str]:
         outer = len(text) - sum(len(value) for value in match.groupdict().values())
         explained, values = outer, {}
         for name, value in match.groupdict().items():
-            # a sentence of the package's is read the same way; a word (a tensor's name, which
-            # may also be a figure's label) or a number is kept
-            inner = _reading(value, language) if " " in value.strip() else ((0, 0), value)
+            # a sentence of the package's is read the same way; a number the package wrote counts
+            # as its own; a word (a tensor's name, which may also be a figure's label) is kept
+            if " " in value.strip():
+                inner = _reading(value, language)
+            else:
+                inner = ((len(value) if re.fullmatch(NUMBER, value) else 0, 0), value)
             explained += inner[0][0]
             values[name] = inner[1]
+        if outer < OWN_WORDS and 2 * explained < len(text):
+            continue  # mostly not the package's words: "{low} and {high}" is not any line with an "and"
         best = max(best, ((explained, outer), _filled(saying.translation, values)), key=lambda read: read[0])
     return best
 
