@@ -6,8 +6,8 @@ gives it in the language ``SELFATTN_LANGUAGE`` names (``zh_CN``; English when un
 text said later, from a table, is marked where it is written with :func:`words`. The translations
 are ``locale/<language>.json`` beside this module: each English text with its translation, the
 figures' and live code's scripts' texts (their ``phrase("...")``) among them. ``python -m
-bookbuild.catalogs update`` keeps that file in step with the package, and ``check`` holds every
-text translated with its ``{fields}`` kept.
+bookbuild.catalogs update`` keeps that file in step with the package (:func:`python_texts` reads
+what the modules say), and ``check`` holds every text translated with its ``{fields}`` kept.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from selfattn.errors import ConfigError
 
 LANGUAGE_ENV = "SELFATTN_LANGUAGE"
 ENGLISH = "en"
-LOCALE = Path(__file__).parent / "locale"
 PACKAGE = Path(__file__).parent
+LOCALE = PACKAGE / "locale"
 
 
 def texts_file(language: str) -> Path:

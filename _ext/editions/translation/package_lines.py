@@ -3,12 +3,14 @@
 A chapter runs once, in English. A line the package writes for a reader goes through
 ``selfattn.language.say("English {field}", field=value)`` (a checker's verdict, say), and a live
 page of a translated edition runs with ``SELFATTN_LANGUAGE`` set, so it prints the translation.
-For the built page, a printed line that is the whole of one of the package's English texts, its
+For the built page, a printed line that reads as one of the texts the package's Python says, its
 fields holding what the English run printed, is written again from that text's translation with
-the same values (a paragraph a cell wrapped with ``textwrap`` is read as one line, and wrapped again);
-a value that is itself one of the package's sentences (a slip's description
-inside a verdict) is translated the same way, and a one-word value (``loss``, a tensor's name) is
-code, kept. Nothing runs again.
+the same values. A value that is itself one of the package's sentences (a slip's description
+inside a verdict) is read the same way; a one-word value (``loss``, a tensor's name) is code and
+is kept. A line counts as the package's only where the package's words make enough of it
+(``OWN_WORDS``), so a model's sample with an "and" in it is not read as ``"{low} and {high}"``.
+A paragraph a cell wrapped with ``textwrap`` is read as one text, and wrapped again. Nothing runs
+again.
 """
 
 from __future__ import annotations
