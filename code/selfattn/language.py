@@ -15,11 +15,10 @@ from __future__ import annotations
 import ast
 import json
 import os
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
-
-from selfattn.errors import ConfigError
 
 LANGUAGE_ENV = "SELFATTN_LANGUAGE"
 ENGLISH = "en"
@@ -32,20 +31,29 @@ def texts_file(language: str) -> Path:
     return LOCALE / f"{language}.json"
 
 
-def languages() -> list[str]:
+@cache
+def languages() -> tuple[str, ...]:
     """The languages the package speaks: English and each one it has translations for."""
-    return [ENGLISH, *sorted(path.stem for path in LOCALE.glob("*.json"))]
+    return (ENGLISH, *sorted(path.stem for path in LOCALE.glob("*.json")))
 
 
 def language() -> str:
-    """The language ``SELFATTN_LANGUAGE`` names, English when it is unset or empty."""
+    """The language ``SELFATTN_LANGUAGE`` names; English when it is unset or empty, or names a
+    language the package does not speak (said once, so a run in progress is never stopped by it)."""
     chosen = os.environ.get(LANGUAGE_ENV) or ENGLISH
-    if chosen not in languages():
-        raise ConfigError(
-            f"{LANGUAGE_ENV}={chosen!r} is not a language the book speaks; "
-            f"use one of {', '.join(languages())}, or unset it for English."
-        )
-    return chosen
+    if chosen in languages():
+        return chosen
+    _unknown(chosen)
+    return ENGLISH
+
+
+@cache
+def _unknown(chosen: str) -> None:
+    print(
+        f"{LANGUAGE_ENV}={chosen!r} is not a language the book speaks ({', '.join(languages())}): "
+        f"speaking English. Set it to one of those, or unset it.",
+        file=sys.stderr,
+    )
 
 
 @cache

@@ -28,10 +28,14 @@ def test_say_speaks_english_unless_the_setting_names_another_language(monkeypatc
     assert say("a text the package never says") == "a text the package never says"
 
 
-def test_a_language_the_book_does_not_speak_is_one_clear_error(monkeypatch):
+def test_a_language_the_book_does_not_speak_is_said_once_and_english_goes_on(monkeypatch, capsys):
     monkeypatch.setenv(LANGUAGE_ENV, "klingon")
-    with pytest.raises(ConfigError, match=r"SELFATTN_LANGUAGE='klingon' is not a language.*en, zh_CN.*unset"):
-        language()
+    assert [language(), language()] == ["en", "en"]
+    assert say("✓ {right}", right="ok") == "✓ ok", "a run in progress is not stopped by the setting"
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1 and re.match(
+        r"SELFATTN_LANGUAGE='klingon' is not a language.*en, zh_CN.*unset", said[0]
+    )
     monkeypatch.setenv(LANGUAGE_ENV, "")
     assert language() == "en"
 
