@@ -36,6 +36,7 @@ from urllib.parse import urljoin
 import jupytext
 from docutils import nodes
 from sphinx.application import Sphinx
+from sphinx.locale import admonitionlabels
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
 from _ext.content.build_stamp import ROOT, this_edition
@@ -195,7 +196,8 @@ class Markdown:
         title = next((child for child in node.children if _is_title(child)), None)
         body = [child for child in node.children if child is not title]
         number = next((self.numbers[i] for i in node.get("ids", []) if i in self.numbers), "")
-        heading = (number + self.inlines(title) if title is not None else number).strip()
+        label = str(admonitionlabels.get(node.tagname, ""))  # "Note", as Sphinx's pages label a note
+        heading = (number + self.inlines(title) if title is not None else number or label).strip()
         parts = ([f"**{heading}**"] if heading else []) + self.blocks(body)
         return "\n".join("> " + line if line else ">" for line in "\n\n".join(parts).splitlines())
 
@@ -426,6 +428,7 @@ def notebook(
     flush()
     _insert_hidden(cells, shown, hidden)
     cells = [cell for cell in cells if "".join(cell["source"]).strip() or cell["cell_type"] == "markdown"]
+    cells = [{"id": f"cell-{number}", **cell} for number, cell in enumerate(cells)]  # nbformat 4.5
     return {
         "cells": cells,
         "metadata": {

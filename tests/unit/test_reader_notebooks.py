@@ -1,0 +1,85 @@
+"""The reader's notebook's parts (``_ext/content/reader_notebooks.py``): the build's statements
+left out, the hidden setup kept where later cells need it, prose as plain Markdown, the install
+cell, and the addresses Colab and Kaggle open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docutils.core import publish_doctree
+
+from _ext.content.reader_notebooks import (
+    Markdown,
+    colab_url,
+    install_source,
+    kaggle_url,
+    locked,
+    needed_hidden,
+    published_notebook,
+    reader_code,
+)
+from tests.helpers import locked_versions
+
+REPOSITORY = "https://github.com/owner/book"
+
+
+def test_the_builds_own_statements_are_left_out_and_the_rest_kept():
+    source = 'from myst_nb import glue\n\nx = 2  # kept\nassert x == 2\nglue("x", x, display=False)\n'
+    assert reader_code(source) == "x = 2  # kept"
+    assert reader_code('glue("a", 1)\nfor n in range(3):\n    glue(f"n{n}", n)\nassert True\n') == ""
+    assert reader_code("%timeit x = 1") == "%timeit x = 1", "IPython's magics stay as written"
+
+
+def test_a_hidden_cell_is_kept_only_where_a_later_cell_reads_what_it_binds():
+    cells = [
+        ("import torch\nHIGHLIGHT = 1", False),  # read below: kept
+        ('glue("n", 3)', False),  # binds nothing read: left out
+        ("total = HIGHLIGHT + 1", True),
+        ("unused = 5", False),
+        ("HIGHLIGHT = 2", False),  # rebound by a hidden cell read by nobody: left out
+        ("print(total)", True),
+    ]
+    assert needed_hidden(cells) == [True, False, True, False, False, True]
+    assert needed_hidden([("x = 1", False), ("x = 2", True), ("print(x)", True)]) == [False, True, True]
+
+
+def markdown(rst: str) -> str:
+    writer = Markdown("https://site.example/book/page.html", Path("."))
+    return "\n\n".join(writer.blocks(publish_doctree(rst).children))
+
+
+def test_prose_is_plain_markdown_with_math_links_lists_boxes_and_tables():
+    text = markdown(
+        "Some *words*, **bold**, ``code`` and :math:`x^2`; see `the intro <intro.html#top>`_.\n\n"
+        "- one\n- two\n\n"
+        ".. note:: Keep this.\n\n"
+        ".. math:: a = b\n\n"
+        "== ==\nA  B\n== ==\n1  2\n== ==\n"
+    )
+    assert "Some *words*, **bold**, `code` and $x^2$" in text
+    assert "[the intro](https://site.example/book/intro.html#top)" in text
+    assert "- one\n- two" in text
+    assert "> **Note**\n>\n> Keep this." in text
+    assert "$$\na = b\n$$" in text
+    assert "| A | B |\n|---|---|\n| 1 | 2 |" in text
+    assert "*" not in markdown("2 * 3 = 6").replace("\\*", ""), "markup characters in text are escaped"
+
+
+def test_the_install_cell_installs_the_commit_and_the_locked_needs_and_says_what_it_did():
+    for language in ("en", "zh_CN"):
+        source = install_source(REPOSITORY, "0" * 40, "import selfattn", language)
+        assert f'"selfattn @ git+{REPOSITORY}@{"0" * 40}"' in source
+        python = "\n".join(line for line in source.splitlines() if not line.startswith("%"))
+        compile(python, "install", "exec")  # Python 3.10's f-strings: no nested quotes
+        assert "print(f" in source
+    versions = locked_versions()
+    assert locked() == [f"{name}=={versions[name]}" for name in ("tiktoken", "matplotlib", "tqdm")]
+    assert "torch" not in " ".join(locked()), "torch stays as the reader's machine has it"
+
+
+def test_colab_and_kaggle_open_the_notebook_published_for_the_sites_commit():
+    file = published_notebook(REPOSITORY, "a" * 40, "zh_CN", "book/bigram")
+    assert file == f"{REPOSITORY}/blob/notebooks-{'a' * 40}/zh_CN/book/bigram.ipynb"
+    colab = "https://colab.research.google.com/github/owner/book/blob/"
+    assert colab_url(file) == f"{colab}notebooks-{'a' * 40}/zh_CN/book/bigram.ipynb"
+    assert kaggle_url(file) == f"https://www.kaggle.com/kernels/welcome?src={file}"

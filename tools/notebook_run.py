@@ -1,0 +1,121 @@
+"""A reader's notebook run top to bottom in a fresh virtual environment, as on Colab or a laptop.
+
+The environment holds Python, pip, this machine's torch (as Colab's or Kaggle's machine has one)
+and a kernel, nothing else: the notebook's own first cell installs the rest. That cell installs
+the book's package from GitHub at the site's commit; here it installs the same package from this
+checkout instead, and the data come from the offline mirror when one is set. The published runs
+are served from a folder on a loopback port (``SELFATTN_RUNS_URL``), so the notebook loads them as a
+reader's does, into a run cache of its own.
+
+    python -m tools.notebook_run NOTEBOOK.ipynb [...] --runs _build/html/runs
+
+prints, for each notebook, the time it took, its cells and whether it loaded or trained runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from bookbuild import ROOT
+from tools.serve import serve
+
+KERNEL_PACKAGES = ("ipykernel", "nbclient")  # what a notebook needs to run, as Jupyter and Colab have
+INSTALL = re.compile(r'"selfattn @ git\+[^"]+"')  # the package, in the first cell's %pip line
+# The notebook executed by the environment's own Python, its kernel that environment's.
+EXECUTE = """
+import sys, nbformat
+from nbclient import NotebookClient
+book = nbformat.read(sys.argv[1], as_version=4)
+NotebookClient(book, timeout=1800, kernel_name="python3", allow_errors=False).execute()
+nbformat.write(book, sys.argv[2])
+"""
+
+
+@dataclass
+class Ran:
+    seconds: float
+    cells: int
+    loaded: int  # "Loaded the book's trained run" lines
+    trained: int  # "Training it here instead" lines
+    notebook: dict
+
+
+def environment(folder: Path) -> Path:
+    """A fresh virtual environment in ``folder`` with this machine's torch and a kernel; its Python."""
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    python = folder / ("Scripts" if os.name == "nt" else "bin") / "python"
+    torch_version = torch.__version__.split("+")[0]
+    packages = [f"torch=={torch_version}", *KERNEL_PACKAGES]
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", *packages], check=True)
+    return python
+
+
+def from_checkout(book: dict, checkout: Path = ROOT) -> dict:
+    """``book`` with its first cell installing the package from ``checkout`` instead of GitHub."""
+    first = "".join(book["cells"][0]["source"])
+    if not INSTALL.search(first):
+        raise ValueError("the notebook's first cell does not install the book's package")
+    local = json.dumps(f"selfattn @ {checkout.resolve().as_uri()}")
+    changed = dict(book)
+    changed["cells"] = [{**book["cells"][0], "source": INSTALL.sub(local, first)}, *book["cells"][1:]]
+    return changed
+
+
+def run(notebook: Path, python: Path, runs: Path | None, work: Path) -> Ran:
+    """``notebook`` executed top to bottom by ``python``'s kernel, its runs fetched from ``runs``."""
+    book = from_checkout(json.loads(notebook.read_text(encoding="utf-8")))
+    source, done = work / notebook.name, work / f"ran-{notebook.name}"
+    source.write_text(json.dumps(book), encoding="utf-8")
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("SELFATTN_RUN_CACHE", "SELFATTN_NO_CACHE"))
+    }
+    env["SELFATTN_CACHE"] = str(work / "cache")  # the reader's own download and run cache
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    start = time.perf_counter()
+    with serve(runs) if runs else contextlib.nullcontext() as server:
+        env["SELFATTN_RUNS_URL"] = server.url() if server else ""
+        subprocess.run([str(python), "-c", EXECUTE, str(source), str(done)], check=True, env=env, cwd=work)
+    seconds = time.perf_counter() - start
+    ran = json.loads(done.read_text(encoding="utf-8"))
+    said = "".join(
+        "".join(output.get("text", ""))
+        for cell in ran["cells"]
+        for output in cell.get("outputs", [])
+        if output.get("output_type") == "stream"
+    )
+    loaded = said.count("Loaded the book's trained run")
+    trained = said.count("Training it here instead")
+    return Ran(seconds, len(ran["cells"]), loaded, trained, ran)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("notebooks", type=Path, nargs="+")
+    parser.add_argument("--runs", type=Path, help="the published runs folder (a built site's runs/)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        python = environment(Path(folder) / "venv")
+        print(f"fresh environment: {time.perf_counter() - start:.0f} s")
+        for notebook in args.notebooks:
+            ran = run(notebook, python, args.runs, Path(folder))
+            print(
+                f"{notebook.name}: {ran.seconds:.0f} s, {ran.cells} cells, "
+                f"{ran.loaded} runs loaded, {ran.trained} trained"
+            )
+
+
+if __name__ == "__main__":
+    main()
