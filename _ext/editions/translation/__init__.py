@@ -55,9 +55,15 @@ WORDS = {
         "Answers to the quick questions": "小测验答案",
         "Show code cell {type}": "显示代码",
         "Hide code cell {type}": "隐藏代码",
-        "The book's package at the version this notebook was built from, and what": "本书的软件包（与构建这个笔记本的版本相同）及它所需的其他包",
-        "it needs besides torch, which stays as it is here. Run this first.": "（torch 保留这台机器上已有的版本）。请先运行这个单元格。",
-        "selfattn {version} installed, with torch {torch} ({device}).": "已安装 selfattn {version}，torch {torch}（{device}）。",
+        "The book's package at the version this notebook was built from, and what": (
+            "本书的软件包（与构建这个笔记本的版本相同）及它所需的其他包"
+        ),
+        "it needs besides torch, which stays as it is here. Run this first.": (
+            "（torch 保留这台机器上已有的版本）。请先运行这个单元格。"
+        ),
+        "selfattn {version} installed, with torch {torch} ({device}).": (
+            "已安装 selfattn {version}，torch {torch}（{device}）。"
+        ),
         "Download this chapter as a notebook": "下载本章的笔记本",
         "Run this chapter's notebook": "运行本章的笔记本",
         "Open in {name}": "在 {name} 中打开",
