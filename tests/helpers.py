@@ -121,6 +121,16 @@ def page_text(path: Path) -> str:
     return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", raw)).split())
 
 
+def issue_links(page: str) -> list[str]:
+    """Where a built page's issue buttons lead (the theme's ``btn-source-issues-button`` links)."""
+    tags = re.findall(r"<a\s[^>]*>", page)
+    return [
+        html.unescape(re.search(r'href="([^"]*)"', tag).group(1))
+        for tag in tags
+        if re.search(r'class="[^"]*\bbtn-source-issues-button\b', tag)
+    ]
+
+
 def reader_text(path: Path) -> str:
     """``page_text`` with straight quotes and no space before punctuation (glued values are spans)."""
     text = page_text(path).translate(str.maketrans({"“": '"', "”": '"', "’": "'"}))

@@ -142,7 +142,7 @@ def peak_memory(forward: Callable[..., object], *inputs: Tensor) -> int:
         with tempfile.TemporaryDirectory() as folder:
             trace = Path(folder) / "trace.json"
             prof.export_chrome_trace(str(trace))
-            events = json.loads(trace.read_text())["traceEvents"]
+            events = json.loads(trace.read_text(encoding="utf-8"))["traceEvents"]
     records = sorted((e for e in events if e.get("name") == "[memory]"), key=lambda e: e["ts"])
     held = peak = 0
     for record in records:

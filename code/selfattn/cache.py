@@ -157,9 +157,12 @@ def provenance(package: Path = PACKAGE) -> dict[str, str]:
     return {"data": TINY_SHAKESPEARE.sha256, "torch": str(torch.__version__), "code": code}
 
 
-def run_key(kind: str, config: TrainConfig, package: Path = PACKAGE) -> str:
-    """The cache key of one run: kind, config, data, torch and the training code, hashed."""
-    made = provenance(package)
+def run_key(
+    kind: str, config: TrainConfig, package: Path = PACKAGE, made: dict[str, str] | None = None
+) -> str:
+    """The cache key of one run: kind, config, data, torch and the training code, hashed (``made``:
+    the :func:`provenance` already computed)."""
+    made = made or provenance(package)
     parts = [kind, repr(config), made["data"], made["torch"], made["code"]]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
@@ -236,7 +239,7 @@ def save(folder: Path, key: str, model: torch.nn.Module, history, made: dict) ->
 def claimed(folder: Path, key: str) -> Iterator[None]:
     """Hold the key's lock inside the block: another process claiming it waits until we leave."""
     folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / f".{key}.lock", "w") as lock:
+    with open(folder / f".{key}.lock", "w", encoding="utf-8") as lock:
         if fcntl is not None:
             fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         yield

@@ -89,20 +89,30 @@ def restore(
     model.load_state_dict(checkpoint.model)
     optimizer.load_state_dict(checkpoint.optimizer)
     device = next(model.parameters()).device
-    states = checkpoint.random_states[rank]
-    batches.set_state(states["batches"])
-    torch.set_rng_state(states["dropout"])
-    if device.type == "cuda":
-        torch.cuda.set_rng_state(states["dropout_cuda"], device)
+    set_random_states(checkpoint.random_states[rank], batches, device)
 
 
 def random_states(batches: torch.Generator, device: torch.device) -> dict:
     """The state of every generator a run draws from: its batch generator, and dropout's."""
     states = {"batches": batches.get_state()}
     states["dropout"] = torch.get_rng_state()  # dropout draws from torch's global generator
-    if device.type == "cuda":
-        states["dropout_cuda"] = torch.cuda.get_rng_state(device)
+    if device.type != "cpu":  # on a GPU (CUDA, or an Apple GPU: mps), from the GPU's own
+        states[gpu_generator(device)] = torch.get_device_module(device).get_rng_state(device)
     return states
+
+
+def set_random_states(states: dict, batches: torch.Generator, device: torch.device) -> None:
+    """Put every generator a run draws from back in the ``states`` :func:`random_states` took."""
+    batches.set_state(states["batches"])
+    torch.set_rng_state(states["dropout"])
+    if device.type != "cpu":
+        torch.get_device_module(device).set_rng_state(states[gpu_generator(device)], device)
+
+
+def gpu_generator(device: torch.device) -> str:
+    """The name a checkpoint gives the state of the generator of a GPU's kind: ``dropout_cuda``,
+    ``dropout_mps``."""
+    return f"dropout_{device.type}"
 
 
 def check_folder(folder: Path, resume: bool) -> None:

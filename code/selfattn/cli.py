@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import sys
 import time
@@ -26,7 +27,7 @@ from selfattn.tokenizers import CharTokenizer
 from selfattn.training import Progress, fit
 
 DEFAULT = "default: %(default)s"
-DEVICE = re.compile(r"cpu|cuda(?::(?P<gpu>\d+))?")  # the devices the scripts train on
+DEVICE = re.compile(r"auto|cpu|mps|cuda(?::(?P<gpu>\d+))?")  # the devices the scripts train on
 WAIT_FOR_MAIN = 10  # seconds a failing process of several waits for the main one's message
 # What a flag's text that is not a number is told, by (a float is wanted, none is allowed).
 NUMBERS = {
@@ -44,9 +45,23 @@ def torchrun(processes: int, script: Path, *flags: str) -> list[str]:
     return [*launch, "--rdzv-backend", "c10d", "--rdzv-endpoint", "127.0.0.1:0", str(script), *flags]
 
 
-def default_device() -> str:
-    """CUDA when torch sees a GPU, else the CPU."""
-    return "cuda" if torch.cuda.is_available() else "cpu"
+def auto_device() -> tuple[str, str]:
+    """The device ``--device auto`` trains on, and the line that says which and why: CUDA when
+    torch sees a CUDA GPU, else an Apple GPU (mps) when it sees one, else the CPU."""
+    if torch.cuda.is_available():
+        return "cuda", say("Device: cuda (torch sees a CUDA GPU).")
+    if torch.backends.mps.is_available():
+        return "mps", say("Device: mps (no CUDA GPU; torch sees an Apple GPU).")
+    return "cpu", say("Device: cpu (torch sees neither a CUDA GPU nor an Apple GPU).")
+
+
+def speak_any_text() -> None:
+    """Let the standard streams print every language the package speaks: a character the
+    terminal's encoding lacks (Chinese under an ASCII or Latin-1 locale) is written as its
+    escape, ``\\u4e2d``, instead of stopping the run with a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
 
 
 def flag_type(kind: type, optional: bool) -> Callable[[str], Any]:
@@ -99,12 +114,16 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
         parser.add_argument(
             flag, type=flag_type(*field_type(kinds[f.name])), default=default, help=f"{meaning} ({DEFAULT})"
         )
-    parser.add_argument("--device", default=default_device(), help=f"cpu or cuda ({DEFAULT})")
+    parser.add_argument(
+        "--device",
+        default="auto",
+        help=f"auto (CUDA, else an Apple GPU, else the CPU), cpu, cuda, cuda:N or mps ({DEFAULT})",
+    )
     parser.add_argument(
         "--dtype",
         choices=list(DTYPES),
         default="float32",
-        help=f"bfloat16: autocast, on CUDA GPUs ({DEFAULT})",
+        help=f"bfloat16: autocast, on CUDA or Apple GPUs ({DEFAULT})",
     )
     parser.add_argument("--compile", action="store_true", help="on CUDA GPUs: train through torch.compile")
     if chosen.kind in LADDER_MODELS:  # the models whose attention is a CausalSelfAttention
@@ -134,9 +153,18 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
     if device is None:
         parser.error(
             say(
-                "--device {device}: the scripts run on cpu or cuda (cuda:N for GPU number N).",
+                "--device {device}: the scripts run on auto, cpu, cuda (cuda:N for GPU number N) or mps.",
                 device=args.device,
             )
+        )
+    args.chosen = None  # the line that says which device auto chose, and why
+    if args.device == "auto":
+        args.device, args.chosen = auto_device()
+    if args.device == "mps" and not torch.backends.mps.is_available():
+        parser.error(
+            say("--device mps: torch sees no Apple GPU here; use --device cpu.")
+            if torch.backends.mps.is_built()
+            else say("--device mps: this torch was built without MPS, for Apple GPUs; use --device cpu.")
         )
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         parser.error(
@@ -162,6 +190,7 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
     Under ``torchrun`` every process trains its share of each batch (``selfattn.engine``); only
     the main one prints and saves.
     """
+    speak_any_text()
     args = parse_args(presets, argv, description)
     config, world = args.config, World.launched()
     try:
@@ -190,6 +219,8 @@ def run(args: argparse.Namespace, engine: Engine, tokenizer: CharTokenizer) -> N
     """The run itself, once its data and its engine are ready."""
     config, main = args.config, engine.world.main
     if main:
+        if args.chosen:
+            print(args.chosen)
         print(describe(args.kind, config))
     bars: list[tqdm] = []  # opened at the first step, once the run (and its checkpoint) is sure to start
 

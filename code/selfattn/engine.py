@@ -1,10 +1,10 @@
 """How a run computes: on which device, in which precision, compiled or not, in how many processes.
 
 The book trains in one process on a CPU. On GPUs, ``--dtype bfloat16`` runs the matrix products
-in bfloat16 (``torch.autocast``), ``--compile`` hands the model to ``torch.compile`` and ``--sdpa``
-computes attention with PyTorch's fused ``scaled_dot_product_attention`` (any device); and
-``torchrun --nproc-per-node N code/03_gpt.py ...`` starts N processes that train one model
-together (data parallelism). Each process takes its share of every batch and computes gradients
+in bfloat16 (``torch.autocast``), ``--compile`` hands the model to ``torch.compile`` (CUDA only)
+and ``--sdpa`` computes attention with PyTorch's fused ``scaled_dot_product_attention`` (any
+device); and ``torchrun --nproc-per-node N code/03_gpt.py ...`` starts N processes that train one
+model together (data parallelism). Each process takes its share of every batch and computes gradients
 on it; ``DistributedDataParallel`` averages the gradients of all processes during ``backward``,
 so every copy of the model takes the same step.
 """
@@ -126,15 +126,20 @@ def start(
         raise ConfigError(
             say("--dtype {dtype}: choose one of {dtypes}.", dtype=dtype, dtypes=", ".join(DTYPES))
         )
-    cuda = device.startswith("cuda")
-    if dtype == "bfloat16" and not cuda:
+    kind = torch.device(device).type  # "cpu", "cuda" or "mps" (an Apple GPU)
+    cuda = kind == "cuda"
+    # Apple GPUs take --dtype bfloat16: torch 2.13's autocast refuses neither 16-bit dtype on "mps"
+    # (torch/amp/autocast_mode.py), and its MpsInterface.is_bf16_supported answers True on every
+    # Apple GPU (torch/_dynamo/device_interface.py). torch cannot tell there whether the GPU computes
+    # in bfloat16 or emulates it, so the check of the arithmetic below is CUDA's alone.
+    if dtype == "bfloat16" and kind == "cpu":
         raise ConfigError(
             say(
                 "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic: on a CPU the book trains in "
                 "float32, which gives its numbers on any CPU. Leave it out here."
             )
         )
-    if dtype == "bfloat16" and not torch.cuda.is_bf16_supported(including_emulation=False):
+    if dtype == "bfloat16" and cuda and not torch.cuda.is_bf16_supported(including_emulation=False):
         raise ConfigError(
             say(
                 "--dtype bfloat16 is for CUDA GPUs with bfloat16 arithmetic (compute capability 8.0 and up), "
@@ -142,11 +147,30 @@ def start(
                 "float32."
             )
         )
+    # torch 2.13's compiler for Apple GPUs calls itself "just an early prototype" that is "not a
+    # feature-complete compiler backend" (torch/_inductor/codegen/mps.py), and the book has not timed it.
+    if compile and kind == "mps":
+        raise ConfigError(
+            say(
+                "--compile is for CUDA GPUs: on an Apple GPU (mps) torch's compiler is an early "
+                "prototype, which the book has not measured. Leave it out here."
+            )
+        )
     if compile and not cuda:
         raise ConfigError(
             say(
                 "--compile is for CUDA GPUs: on a CPU, at the book's sizes, compiling costs more than it "
                 "saves (python -m benchmarks.cpu_engines measures it). Leave it out here."
+            )
+        )
+    # torch 2.13's process groups take CPU and CUDA tensors only: gloo ["cpu", "cuda"], NCCL
+    # ["cuda"] (Backend.backend_capability in torch/distributed/distributed_c10d.py).
+    if world.size > 1 and kind == "mps":
+        raise ConfigError(
+            say(
+                "{n} processes on an Apple GPU (mps): torch's process groups (gloo, NCCL) take no "
+                "Apple GPU tensors. Train in one process, or in several with --device cpu.",
+                n=world.size,
             )
         )
     if world.size == 1:

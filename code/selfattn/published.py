@@ -3,11 +3,15 @@
 The build puts every run it trained into the site's ``runs/`` folder (:func:`publish`) with a
 manifest, ``manifest.json``: each run's key, file, size and SHA-256, and the provenance every key
 holds (data, torch, training code). When a run is missing from a reader's own cache,
-:func:`selfattn.fit` asks there (:func:`fetch`): the file must have the manifest's size and
-SHA-256, and is read without running any of its code (:func:`selfattn.cache.read`) before it is
-kept. Anything wrong (no network, no answer within ``TIMEOUT``, a missing key, a wrong hash, a file
-that is not a run) costs one line, and the run trains as it would have. A build's own run cache
-(``SELFATTN_RUN_CACHE``) never fetches: the build trains what it shows.
+:func:`selfattn.fit` asks there (:func:`fetch`). The manifest must be what :func:`publish` writes,
+field for field, its keys of :func:`selfattn.cache.run_key`'s form and its files plain names in the
+runs folder; the file must have the manifest's size and SHA-256, is read without running any of its
+code (:func:`selfattn.cache.read`), and must record that it is the run of the key asked for before
+it is kept. Each download ends within ``TIMEOUT`` plus its expected size at ``SLOWEST`` bytes a
+second, whatever the server sends. Anything wrong (no network, no answer in time, a malformed
+manifest, a missing key, a wrong hash, a file that is not a run or not this key's run) costs one
+line, and the run trains as it would have. A build's own run cache (``SELFATTN_RUN_CACHE``) never
+fetches: the build trains what it shows.
 
     python -m selfattn fetch-runs                  # every published run of this code into the cache
     python -m selfattn publish-runs RUNS SITE      # the runs in RUNS, as SITE/runs
@@ -18,16 +22,19 @@ it turns fetching off. ``SELFATTN_NO_CACHE=1`` turns the cache off, and fetching
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import http.client
 import io
 import json
 import os
+import queue
+import re
+import reprlib
 import shutil
-import subprocess
 import sys
+import threading
 import time
+import typing
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -48,7 +55,9 @@ URL_ENV = "SELFATTN_RUNS_URL"
 TIMEOUT = 5.0  # seconds a request may wait for the server before the run trains instead
 MANIFEST_MOST = 1 << 22  # bytes a manifest may have (the book's is about 30 kB)
 SLOWEST = 100_000  # bytes a second below which a download is given up
-CHUNK = 1 << 16
+CHUNK = 1 << 16  # the most bytes one read takes (it takes what has arrived)
+KEY = re.compile(r"[0-9a-f]{32}")  # what cache.run_key makes: a file name in the reader's cache
+FILE_NAME = re.compile(r"[\w-][\w.-]*", re.ASCII)  # a file in the runs folder: no folder, no "..", no "?"
 
 
 class Unavailable(Exception):
@@ -88,22 +97,43 @@ def address() -> str | None:
 
 
 def _get(url: str, most: int) -> bytes:
-    """The body at ``url``, at most ``most`` bytes, within ``TIMEOUT`` of each read."""
+    """The body at ``url``, at most ``most`` bytes, within ``TIMEOUT`` plus ``most`` at ``SLOWEST``
+    whatever the server sends (slowly, or headers without end): the request runs in a thread of
+    its own, left behind when the time is up, which stops at its next read."""
     allowed = TIMEOUT + most / SLOWEST
-    deadline = time.monotonic() + allowed
+    late = say("{url} did not arrive within {allowed:.0f} s", url=url, allowed=allowed)
+    answers: queue.SimpleQueue[bytes | Exception] = queue.SimpleQueue()
+
+    def download() -> None:
+        try:
+            answers.put(_download(url, most, time.monotonic() + allowed, late))
+        except Exception as err:  # raised where the caller waits
+            answers.put(err)
+
+    threading.Thread(target=download, name=f"fetching {url}", daemon=True).start()
+    try:
+        answer = answers.get(timeout=allowed)
+    except queue.Empty:
+        raise Unavailable(late) from None
+    if isinstance(answer, Exception):
+        raise answer
+    return answer
+
+
+def _download(url: str, most: int, deadline: float, late: str) -> bytes:
+    """The body at ``url``, taken as it arrives, at most ``most`` bytes, until ``deadline`` (then
+    Unavailable, saying ``late``); ``TIMEOUT`` for the server to say anything at all."""
     body = bytearray()
     try:
         with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
-            while chunk := response.read(CHUNK):
+            while chunk := response.read1(CHUNK):
                 body += chunk
                 if len(body) > most:
                     raise Unavailable(
                         say("{url} is larger than the {most:,} bytes expected", url=url, most=most)
                     )
                 if time.monotonic() > deadline:
-                    raise Unavailable(
-                        say("{url} did not arrive within {allowed:.0f} s", url=url, allowed=allowed)
-                    )
+                    raise Unavailable(late)
     except urllib.error.HTTPError as err:
         raise Unavailable(
             say("{url} answered {code} {reason}", url=url, code=err.code, reason=err.reason)
@@ -135,14 +165,78 @@ def manifest(url: str) -> Manifest:
 
 
 def _parse(text: bytes, url: str) -> Manifest:
+    """The manifest ``text`` holds, if it is what :func:`publish` writes (the fields of
+    :class:`Manifest` and :class:`Entry`, each of its type, and the provenance in words); otherwise
+    Unavailable, in one line."""
     try:
-        data = json.loads(text)
-        runs = {key: Entry(**entry) for key, entry in data["runs"].items()}
-        return Manifest(dict(data["provenance"]), str(data["commit"]), runs)
-    except (ValueError, KeyError, TypeError) as err:
+        data = _typed(json.loads(text), Manifest, "")
+        _check(all(type(value) is str for value in data["provenance"].values()), "provenance")
+        runs = {key: _entry(key, entry) for key, entry in data["runs"].items()}
+        return Manifest(data["provenance"], data["commit"], runs)
+    except (ValueError, RecursionError) as err:  # RecursionError: JSON nested too deep to read
         raise Unavailable(
             say("{url} is not a runs manifest ({error})", url=url + MANIFEST, error=err)
         ) from None
+
+
+def _entry(key: str, data: object) -> Entry:
+    """The entry ``data`` of the run ``key``, if the key is of :func:`cache.run_key`'s form (it
+    names a file in the reader's cache), the file a plain name in the runs folder and the size
+    0 or more; otherwise ValueError."""
+    if not KEY.fullmatch(key):
+        raise ValueError(say("{key} is not a run key (32 hexadecimal digits)", key=reprlib.repr(key)))
+    where = f"runs[{key!r}]"
+    entry = Entry(**_typed(data, Entry, where))
+    _check(FILE_NAME.fullmatch(entry.file) is not None, f"{where}.file")
+    _check(entry.bytes >= 0, f"{where}.bytes")
+    return entry
+
+
+def _typed(data: object, form: type, where: str) -> dict:
+    """``data``, if it is a JSON object with the fields of the dataclass ``form``, each of its type;
+    otherwise ValueError naming ``where`` (empty: the manifest) or the field."""
+    types = typing.get_type_hints(form)
+    _check(type(data) is dict and data.keys() == types.keys(), where or MANIFEST)
+    for field, kind in types.items():
+        _check(type(data[field]) is (typing.get_origin(kind) or kind), f"{where}.{field}".lstrip("."))
+    return data
+
+
+def _check(holds: bool, where: str) -> None:
+    """ValueError, naming ``where`` in the manifest, unless ``holds``."""
+    if not holds:
+        raise ValueError(say("{where} is not of the form publish-runs writes", where=where))
+
+
+def _made_key(run: dict, provenance: dict[str, str] | None = None) -> str | None:
+    """The key here of ``run`` by its own record of how it was made (``made_by``): its kind and
+    config, if the provenance it records is ``provenance`` (by default this code's,
+    :func:`cache.made_by`); otherwise None."""
+    made = run.get("made_by")
+    try:
+        kind, config = made["kind"], TrainConfig(**made["config"])
+        wanted = {"kind": kind, "config": asdict(config), **(provenance or cache.provenance())}
+        return cache.run_key(kind, config) if made == wanted else None
+    except (TypeError, KeyError, ValueError):  # no record, or not one this code reads
+        return None
+
+
+def _published_entry(published: Manifest, key: str) -> Entry | None:
+    """The published run of ``key``; or, when the runs were made by this code and data with another
+    torch (a notebook on Colab has its own), the one of the same kind and config: its weights are
+    the book's, which the reader's torch loads as they are."""
+    here = cache.provenance()
+    if {**published.provenance, "torch": here["torch"]} != here:  # other code or data
+        return None
+    if key in published.runs:
+        return published.runs[key]
+    for entry in published.runs.values():
+        try:
+            if cache.run_key(entry.kind, TrainConfig(**entry.config), made=here) == key:
+                return entry
+        except TypeError:  # a config this code does not read
+            continue
+    return None
 
 
 def fetch(key: str, folder: Path, url: str | None = None) -> dict | None:
@@ -153,11 +247,12 @@ def fetch(key: str, folder: Path, url: str | None = None) -> dict | None:
     if url is None:
         return None
     try:
-        entry = manifest(url).runs.get(key)
+        published = manifest(url)
+        entry = _published_entry(published, key)
         if entry is None:
             raise Unavailable(
                 say(
-                    "{url} has no run with key {key} (made by this code and config, with this torch)",
+                    "{url} has no run with key {key} (made by this code, data and config)",
                     url=url,
                     key=key,
                 )
@@ -179,6 +274,14 @@ def fetch(key: str, folder: Path, url: str | None = None) -> dict | None:
             raise Unavailable(
                 say("{url} was refused unread: {why}", url=url + entry.file, why=cache.unreadable(err))
             ) from None
+        if _made_key(run, published.provenance) != key:
+            raise Unavailable(
+                say(
+                    "{url} is not the run of key {key} (by its own record of how it was made)",
+                    url=url + entry.file,
+                    key=key,
+                )
+            )
     except Unavailable as why:
         print(
             say("Not using the book's published run: {why}. Training it here instead.", why=why),
@@ -187,10 +290,21 @@ def fetch(key: str, folder: Path, url: str | None = None) -> dict | None:
         )
         return None
     write_atomically(cache.path(folder, key), lambda file: file.write(payload))
+    ours = cache.provenance()["torch"]
+    theirs = published.provenance.get("torch", ours)
     print(
         say(
             "Loaded the book's trained run from {url} (kept in {folder}).",
             url=url + entry.file,
+            folder=folder,
+        )
+        if theirs == ours
+        else say(
+            "Loaded the book's trained run from {url}, trained with torch {theirs} (this is {ours}): "
+            "the model is the book's (kept in {folder}).",
+            url=url + entry.file,
+            theirs=theirs,
+            ours=ours,
             folder=folder,
         ),
         file=sys.stderr,
@@ -244,19 +358,19 @@ def fetch_all(folder: Path, url: str) -> int:
 
 def publish(runs: Path, target: Path, commit: str = "") -> Manifest:
     """Copy the runs of ``runs`` that this code trained into ``target``, emptied first, and write
-    their manifest there. A run counts when its file's name is the key its recorded kind and
-    config have now (``cache.made_by``): files of older code, or none at all, stay behind."""
+    their manifest there. A run counts when its file's name is the key its own record makes
+    (:func:`_made_key`): files of older code, or none at all, stay behind."""
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     entries = {}
     for file in sorted(runs.glob("*.pt")):
         try:
-            made = cache.read(file).get("made_by") or {}
-            current = bool(made) and cache.run_key(made["kind"], TrainConfig(**made["config"])) == file.stem
-        except (*cache.UNREADABLE, TypeError):
-            current = False
-        if not current:
+            run = cache.read(file)
+        except cache.UNREADABLE:
             continue
+        if _made_key(run) != file.stem:
+            continue
+        made = run["made_by"]
         shutil.copyfile(file, target / file.name)
         digest = hashlib.sha256(file.read_bytes()).hexdigest()
         entries[file.stem] = Entry(file.name, file.stat().st_size, digest, made["kind"], made["config"])
@@ -264,51 +378,3 @@ def publish(runs: Path, target: Path, commit: str = "") -> Manifest:
     text = json.dumps(asdict(published), indent=1, sort_keys=True) + "\n"
     (target / MANIFEST).write_text(text, encoding="utf-8")  # as the site's files: readable by a web server
     return published
-
-
-def _commit() -> str:
-    """The checked-out commit of the repository this package lies in, or "" outside one."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=cache.PACKAGE, capture_output=True, text=True, check=True
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return ""
-    return done.stdout.strip()
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m selfattn fetch-runs`` and ``python -m selfattn publish-runs RUNS SITE``."""
-    parser = argparse.ArgumentParser(prog="python -m selfattn", description=__doc__.split("\n\n")[0])
-    command = parser.add_subparsers(dest="command", required=True)
-    command.add_parser("fetch-runs", help="every published run of this code into the run cache")
-    put = command.add_parser(
-        "publish-runs", help="the runs this code trained, into SITE/runs, with a manifest"
-    )
-    put.add_argument("runs", type=Path, help="the run cache a build trained into (_build/runs)")
-    put.add_argument("site", type=Path, help="the built site (_build/html)")
-    args = parser.parse_args(argv)
-    if args.command == "publish-runs":
-        published = publish(args.runs, args.site / RUNS, _commit())
-        size = published.total_bytes() / 1e6
-        print(
-            say(
-                "{runs} trained runs ({size:.1f} MB) published in {folder}.",
-                runs=len(published.runs),
-                size=size,
-                folder=args.site / RUNS,
-            )
-        )
-        return
-    folder, url = cache.cache_folder(), address()
-    if folder is None or url is None:  # said, not failed: Binder's image builds on without the runs
-        print(
-            say(
-                "No published runs fetched: {off}, {cache} or {url}= said not to.",
-                off=cache.OFF_ENV,
-                cache=cache.CACHE_ENV,
-                url=URL_ENV,
-            )
-        )
-        return
-    fetch_all(folder, url)

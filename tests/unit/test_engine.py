@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from bookbuild import ROOT
+from selfattn.checkpoints import random_states, set_random_states
 from selfattn.cli import torchrun
 from selfattn.engine import ALONE, BOOK, Autocast, Engine, World, start
 from selfattn.errors import ConfigError
@@ -87,6 +88,42 @@ def test_bfloat16_takes_a_gpu_with_bfloat16_arithmetic_and_refuses_one_that_only
     )
     monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda including_emulation=True: True)
     assert start(ALONE, "cuda", "bfloat16", False, config) == Engine("cuda", "bfloat16")
+
+
+def test_an_apple_gpu_takes_bfloat16_and_refuses_compile_and_several_processes():
+    """What torch 2.13 runs on an Apple GPU (mps) and what it does not, as ``start`` checks it before
+    the run touches the GPU: no Apple GPU is needed to check it, and none ran here."""
+    config = LADDER["layernorm"].config
+    assert start(ALONE, "mps", "bfloat16", False, config) == Engine("mps", "bfloat16")
+    with pytest.raises(ConfigError) as compiled:
+        start(ALONE, "mps", "float32", True, config)
+    assert str(compiled.value) == (
+        "--compile is for CUDA GPUs: on an Apple GPU (mps) torch's compiler is an early prototype, "
+        "which the book has not measured. Leave it out here."
+    )
+    with pytest.raises(ConfigError) as several:
+        start(World(rank=0, size=2, local_rank=0, local_size=2), "mps", "float32", False, config)
+    assert str(several.value) == (
+        "2 processes on an Apple GPU (mps): torch's process groups (gloo, NCCL) take no Apple GPU "
+        "tensors. Train in one process, or in several with --device cpu."
+    )
+
+
+def test_a_checkpoint_keeps_the_apple_gpu_s_generator_and_puts_it_back(monkeypatch):
+    """On an Apple GPU dropout draws from the GPU's own generator (``torch.mps``), which a
+    checkpoint keeps beside the CPU's; torch's answers are patched, as no Apple GPU is here."""
+    gpu = {"state": torch.tensor([1, 2, 3], dtype=torch.uint8)}
+    monkeypatch.setattr(torch.mps, "get_rng_state", lambda device="mps": gpu["state"].clone())
+    monkeypatch.setattr(torch.mps, "set_rng_state", lambda state, device="mps": gpu.update(state=state))
+    batches = torch.Generator().manual_seed(0)
+    states = random_states(batches, torch.device("mps"))
+    assert set(states) == {"batches", "dropout", "dropout_mps"}
+    drawn = torch.rand(3, generator=batches)
+    gpu["state"] = torch.tensor([9, 9, 9], dtype=torch.uint8)  # the run drew on
+    set_random_states(states, batches, torch.device("mps"))
+    assert torch.equal(gpu["state"], torch.tensor([1, 2, 3], dtype=torch.uint8))
+    assert torch.equal(torch.rand(3, generator=batches), drawn)
+    assert set(random_states(batches, torch.device("cpu"))) == {"batches", "dropout"}
 
 
 def test_a_share_is_the_process_s_rows_in_order_and_the_shares_cover_the_batch():
