@@ -564,28 +564,26 @@ def _offer(context: dict, pagename: str, github_file: str, language: str) -> Non
         }
         group["buttons"] = [notebook_button, *buttons]
     launches = [
-        ("Colab", colab_url(github_file), "open-in-colab-button"),
-        ("Kaggle", kaggle_url(github_file), "open-in-kaggle-button"),
-    ]
-    context.setdefault("header_buttons", []).insert(
-        0,
         {
-            "type": "group",
-            "tooltip": say(language, "Run this chapter's notebook"),
-            "icon": "fas fa-rocket",
-            "label": "notebook-buttons",
-            "buttons": [
-                {
-                    "type": "link",
-                    "url": url,
-                    "text": name,
-                    "tooltip": say(language, "Open in {name}", name=name),
-                    "label": label,
-                }
-                for name, url, label in launches
-            ],
-        },
-    )
+            "type": "link",
+            "url": url,
+            "text": name,
+            "icon": icon,
+            "tooltip": say(language, "Open in {name}", name=name),
+            "label": label,
+        }
+        for name, url, icon, label in [
+            ("Colab", colab_url(github_file), "fab fa-google", "open-in-colab-button"),
+            ("Kaggle", kaggle_url(github_file), "fab fa-kaggle", "open-in-kaggle-button"),
+        ]
+    ]
+    buttons = context.setdefault("header_buttons", [])
+    group = next((g for g in buttons if g.get("label") == "launch-buttons"), None)  # Binder's, Live Code's
+    if group is not None:
+        group["buttons"] = [*group["buttons"], *launches]
+    else:
+        tooltip = say(language, "Run this chapter's notebook")
+        buttons.insert(0, {"type": "group", "tooltip": tooltip, "icon": "fas fa-rocket", "buttons": launches})
 
 
 def _zip(app: Sphinx, exception: Exception | None) -> None:
