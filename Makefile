@@ -9,7 +9,7 @@ NODE_STAMP := node_modules/.package-lock.json
 INSTALL    := $(STAMP) $(NODE_STAMP)
 
 .PHONY: help install book site pdf pdf-into-sites tex-check test test-check missing-debs missing-pdf-debs clean \
-  translations lock lint test-fast test-book test-browser test-pdf test-reexecute
+  epub translations lock lint test-fast test-book test-browser test-pdf test-reexecute
 
 ## help: list the targets, each with what it does (the default)
 help:
@@ -18,21 +18,27 @@ help:
 # What the book needs from the system, as Debian packages. make pdf: XeLaTeX, latexmk and fonts
 # that cover every character the book prints (poppler-utils: the tests read the PDF with it;
 # librsvg2-bin: the Chinese edition draws its figures' translated words with rsvg-convert).
-# make test: those too (it builds and reads the PDF), and Chromium for the browser tests
-# (tools/browser.py; SELFATTN_CHROMIUM overrides its path). npm comes with the Python packages.
+# make test: those too (it builds and reads the PDF), Chromium for the browser tests
+# (tools/browser.py; SELFATTN_CHROMIUM overrides its path) and epubcheck (with Java) for the
+# EPUB's (tests/pdf/test_epub.py). npm comes with the Python packages.
 PDF       := _build/pdf-en/_build/latex/self-attention-from-scratch.pdf
 PDF_ZH    := _build/pdf-zh_CN/_build/latex/self-attention-from-scratch.pdf
+EPUB      := _build/epub-en/_build/epub/self-attention-from-scratch.epub
+EPUB_ZH   := _build/epub-zh_CN/_build/epub/self-attention-from-scratch.epub
 TEX_DEBS  := texlive-xetex texlive-fonts-recommended fonts-freefont-otf fonts-noto-cjk latexmk poppler-utils librsvg2-bin
-TEST_DEBS := $(TEX_DEBS) chromium
+TEST_DEBS := $(TEX_DEBS) chromium epubcheck
 CHROMIUM  := $(or $(SELFATTN_CHROMIUM),/usr/bin/chromium)
 HAVE_TEX  := $(shell command -v xelatex >/dev/null && command -v latexmk >/dev/null \
                && fc-list -q FreeSerif && fc-list -q "Noto Serif CJK SC" && echo yes)
 HAVE_POPPLER  := $(shell command -v pdftotext >/dev/null && command -v pdftoppm >/dev/null && echo yes)
 HAVE_RSVG     := $(shell command -v rsvg-convert >/dev/null && echo yes)
 HAVE_CHROMIUM := $(shell test -x "$(CHROMIUM)" && echo yes)
+# Debian's epubcheck is a jar: the tests run it with java -jar
+HAVE_EPUBCHECK := $(shell test -f /usr/share/java/epubcheck.jar && command -v java >/dev/null && echo yes)
 # The packages of TEX_DEBS and TEST_DEBS that this machine lacks (empty: nothing is missing).
 MISSING_PDF  := $(strip $(if $(HAVE_TEX),$(if $(HAVE_POPPLER),,poppler-utils) $(if $(HAVE_RSVG),,librsvg2-bin),$(TEX_DEBS)))
-MISSING_TEST := $(filter $(MISSING_PDF) $(if $(HAVE_CHROMIUM),,chromium),$(TEST_DEBS))
+MISSING_TEST := $(filter $(MISSING_PDF) $(if $(HAVE_CHROMIUM),,chromium) \
+                  $(if $(HAVE_EPUBCHECK),,epubcheck),$(TEST_DEBS))
 # Stop, before anything is installed or built, when make $(1) lacks the Debian packages $(2).
 define need_debs
 	@test -z "$(2)" || { \
@@ -46,9 +52,9 @@ endef
 RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
 # jupyter-book build, with the chapters executed on every core first (bookbuild/build.py)
 BUILD    := $(RUNS) $(BIN)/python -m bookbuild.build -W -n --keep-going
-# With XeLaTeX, make book builds the PDF editions after the sites and copies each into its site:
-# the sites link to them from the start (_ext/content/pdf_link.py).
-SITE_ENV := $(if $(HAVE_TEX),SELFATTN_PDF_EDITION=1)
+# With XeLaTeX, make book builds the PDF and EPUB editions after the sites and copies each into its
+# site: the sites link to them from the start (_ext/content/downloads.py).
+SITE_ENV := $(if $(HAVE_TEX),SELFATTN_PDF_EDITION=1 SELFATTN_EPUB_EDITION=1)
 # The chapters into the execution cache alone, on every core (bookbuild/execute.py). After it, the
 # two editions' builds share nothing but that cache, and each pair runs side by side (make -j2).
 EXECUTE  := $(RUNS) $(BIN)/python -m bookbuild.execute
@@ -88,8 +94,8 @@ site: $(INSTALL)
 	$(SIDE_BY_SIDE) site-en site-zh
 	$(BIN)/python -m selfattn publish-runs _build/runs _build/html
 
-## book: make site, then, with XeLaTeX installed, both PDF editions, each copied into its site
-## (the first page links to it); without XeLaTeX the sites alone, with no link
+## book: make site, then, with XeLaTeX installed, both PDF and both EPUB editions, each copied into
+## its site (the first page links to them); without XeLaTeX the sites alone, with no link
 book: site
 ifeq ($(HAVE_TEX),yes)
 	$(MAKE) --no-print-directory pdf-into-sites
@@ -104,18 +110,29 @@ pdf: tex-check $(INSTALL)
 	$(SIDE_BY_SIDE) pdf-en pdf-zh
 	@ls -l $(PDF) $(PDF_ZH)
 
-# The PDF editions, from the execution cache the sites were built from, copied into the sites.
-pdf-into-sites: tex-check
-	$(SIDE_BY_SIDE) pdf-en pdf-zh
-	cp $(PDF) _build/html/
-	cp $(PDF_ZH) _build/html/zh/
+## epub: build the EPUB editions alone, both named self-attention-from-scratch.epub: the English in
+## _build/epub-en/_build/epub, the Chinese in _build/epub-zh_CN/_build/epub
+epub: $(INSTALL)
+	$(EXECUTE)
+	$(SIDE_BY_SIDE) epub-en epub-zh
+	@ls -l $(EPUB) $(EPUB_ZH)
 
-# Each edition's PDF and site, once the chapters are in the execution cache.
-.PHONY: pdf-en pdf-zh site-en site-zh
+# The PDF and EPUB editions, from the execution cache the sites were built from, copied into the sites.
+pdf-into-sites: tex-check
+	$(SIDE_BY_SIDE) pdf-en pdf-zh epub-en epub-zh
+	cp $(PDF) $(EPUB) _build/html/
+	cp $(PDF_ZH) $(EPUB_ZH) _build/html/zh/
+
+# Each edition's PDF, EPUB and site, once the chapters are in the execution cache.
+.PHONY: pdf-en pdf-zh epub-en epub-zh site-en site-zh
 pdf-en:
 	$(BUILD) --builder pdflatex
 pdf-zh:
 	$(BUILD) --language zh_CN --builder pdflatex
+epub-en:
+	$(BUILD) --builder custom --custom-builder epub
+epub-zh:
+	$(BUILD) --language zh_CN --builder custom --custom-builder epub
 site-en:
 	$(SITE_ENV) $(BUILD)
 site-zh:
@@ -190,7 +207,7 @@ test-browser: site
 	$(call need_debs,test-browser,$(if $(HAVE_CHROMIUM),,chromium))
 	$(BUILT) $(PYTEST) $(TIER_BROWSER)
 
-## test-pdf: make book, then the tests that read the PDF editions
+## test-pdf: make book, then the tests that read the PDF and EPUB editions
 test-pdf: book
 	$(BUILT) $(PYTEST) $(TIER_PDF)
 
@@ -200,7 +217,7 @@ test-reexecute: site
 
 ## test: check the system packages, install, then every tier, the cheapest first, stopping at
 ## the first that fails: lint and fast side by side, (make site) book, browser with reexecute
-## beside it, (the PDFs) pdf
+## beside it, (the PDFs and EPUBs) pdf
 test: test-check $(INSTALL)
 	$(SIDE_BY_SIDE) tier-lint tier-fast
 	$(MAKE) --no-print-directory site

@@ -18,7 +18,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "_config.yml"
-EXECUTE = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["execute"]
+_SETTINGS = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
+EXECUTE = _SETTINGS["execute"]
 # How long one cell may run, and whether a cell may fail, as the book's build allows.
 CELL_TIMEOUT, ALLOW_ERRORS = EXECUTE["timeout"], EXECUTE["allow_errors"]
 # The build's run cache (selfattn/cache.py): every chapter, test and benchmark that trains shares
@@ -28,8 +29,10 @@ RUNS = ROOT / "_build" / "runs"
 MESSAGES = ROOT / "_build" / "messages"
 # The chapters' text alone, extracted without executing the book (``bookbuild.catalogs current``).
 PROSE_MESSAGES = ROOT / "_build" / "prose-messages"
-# PDF_NAME: the PDF editions' file name, as latex_documents' targetname names it.
-PDF_NAME = Path(yaml.safe_load(CONFIG.read_text(encoding="utf-8"))["latex"]["latex_documents"]["targetname"])
+# PDF_NAME: the PDF editions' file name, as latex_documents' targetname names it; EPUB_NAME: the
+# EPUB editions', as epub_basename does.
+PDF_NAME = Path(_SETTINGS["latex"]["latex_documents"]["targetname"])
+EPUB_NAME = Path(f"{_SETTINGS['sphinx']['config']['epub_basename']}.epub")
 
 
 def pdf_build(language: str) -> Path:
@@ -45,3 +48,14 @@ def pdf_build(language: str) -> Path:
 def built_pdf(language: str) -> Path:
     """The PDF edition in ``language`` as ``make pdf`` leaves it."""
     return pdf_build(language) / "_build" / "latex" / PDF_NAME.with_suffix(".pdf").name
+
+
+def epub_build(language: str) -> Path:
+    """The folder the EPUB edition in ``language`` is built into: one of its own, as a PDF
+    edition's, so that its build and the site's never find each other's doctrees."""
+    return ROOT / "_build" / f"epub-{language}"
+
+
+def built_epub(language: str) -> Path:
+    """The EPUB edition in ``language`` as ``make epub`` leaves it."""
+    return epub_build(language) / "_build" / "epub" / EPUB_NAME.name

@@ -17,8 +17,9 @@ and the language set, written into its output folder and passed with ``--config`
 in ``locale/``, into ``_build/zh_CN`` (its site is then copied to ``_build/html/zh``), or with
 ``--path-output`` into that folder alone (the tests' one-chapter Chinese site); a PDF
 edition (``--builder pdflatex``) is built into a folder of its own, ``_build/pdf-en`` or
-``_build/pdf-zh_CN`` (``bookbuild.pdf_build``); the gettext build (``--builder custom
---custom-builder gettext``) writes into ``_build/messages``.
+``_build/pdf-zh_CN`` (``bookbuild.pdf_build``), and so is an EPUB edition (``--builder custom
+--custom-builder epub``): ``_build/epub-en`` or ``_build/epub-zh_CN`` (``bookbuild.epub_build``);
+the gettext build (``--builder custom --custom-builder gettext``) writes into ``_build/messages``.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ from pathlib import Path
 import yaml
 from jupyter_book.cli.main import main as jupyter_book
 
-from bookbuild import CONFIG, MESSAGES, PROSE_MESSAGES, ROOT, pdf_build
+from bookbuild import CONFIG, MESSAGES, PROSE_MESSAGES, ROOT, epub_build, pdf_build
 from bookbuild.execute import BOOK_TOC, CACHE, chapters, execute
 from bookbuild.optimize import optimize
 
 DOCUTILS_CONFIG = ROOT / "docutils.conf"
+LATEX_BUILDERS = {"latex", "pdflatex"}  # a PDF edition's
 
 
 def _option(argv: list[str], name: str) -> str | None:
@@ -75,6 +77,16 @@ def config_for(output: Path, language: str | None, pdf: bool = False, execute: b
     return path
 
 
+def edition_folder(argv: Sequence[str], language: str | None) -> Path | None:
+    """The folder of its own that a PDF or EPUB edition in ``language`` is built into, as the
+    builder named in ``argv`` makes one; None for any other build."""
+    if LATEX_BUILDERS & set(argv):
+        return pdf_build(language or "en")
+    if "epub" in argv:
+        return epub_build(language or "en")
+    return None
+
+
 def main(argv: Sequence[str]) -> None:
     argv = list(argv)
     if {"-h", "--help"} & set(argv):  # this tool's options, then jupyter-book build's
@@ -85,10 +97,11 @@ def main(argv: Sequence[str]) -> None:
     language = _option(argv, "--language")
     toc = _option(argv, "--toc")
     output = _option(argv, "--path-output")
-    pdf = bool({"latex", "pdflatex"} & set(argv))
-    edition = language is not None and output is None and not pdf  # the site's other edition
-    if output is None and pdf:
-        output = str(pdf_build(language or "en"))
+    pdf = bool(LATEX_BUILDERS & set(argv))
+    own_folder = edition_folder(argv, language)
+    edition = language is not None and output is None and own_folder is None  # the site's other edition
+    if output is None and own_folder is not None:
+        output = str(own_folder)
     elif edition:
         output = str(ROOT / "_build" / language)
     elif output is None and "gettext" in argv:  # its own doctrees: Sphinx cannot share them

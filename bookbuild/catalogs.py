@@ -74,7 +74,9 @@ NUMBER = re.compile(r"\d+")
 # own text ({ref}`text <label>`, {term}`text <word>`, {doc}, {numref}) the name and the target.
 ROLE = re.compile(r"\{([\w:-]+)\}`([^`]*)`")
 LINKED = re.compile(r"[^<]*<([^>]+)>$")
-TEXT_MAY_CHANGE = {"ref", "term", "doc", "numref", "pdf-edition"}
+# The links to the site's downloadable editions (_ext/content/downloads.py) have no target to keep.
+DOWNLOAD_ROLES = {"pdf-edition", "epub-edition"}
+TEXT_MAY_CHANGE = {"ref", "term", "doc", "numref", *DOWNLOAD_ROLES}
 # Besides roles: inline code, math and a link's target stay as they are.
 KEPT = [
     re.compile(r"``[^`].*?``|`[^`]+`"),  # inline code, in single or double backticks
@@ -199,7 +201,7 @@ def markup(text: str) -> Counter:
     for name, content in ROLE.findall(text):
         linked = LINKED.match(content)
         if name in TEXT_MAY_CHANGE:
-            found[f"{{{name}}} {linked.group(1) if linked else content}"] += name != "pdf-edition"
+            found[f"{{{name}}} {linked.group(1) if linked else content}"] += name not in DOWNLOAD_ROLES
         else:
             found[f"{{{name}}}`{content}`"] += 1
     rest = ROLE.sub(" ", text)

@@ -8,7 +8,9 @@ itself (``_static/katex/``, WOFF2 only: every browser that runs the theme reads 
 equation's number at its right, and the page's text font as the math's fallback while KaTeX's fonts
 load. KaTeX, its style sheet and fonts come from KaTeX's npm package in
 ``node_modules/katex`` (``npm ci``, from ``package-lock.json``), at the version ``package.json``
-pins. The PDF keeps LaTeX.
+pins. The PDF keeps LaTeX. The EPUB (the ``epub`` builder, an HTML builder too) gets KaTeX's
+MathML alone, EPUB 3's own math, which e-readers lay out themselves: no style sheet, no fonts
+but ``katex-math.css``'s layout.
 
 One Node.js process renders a build's formulas (one per process that writes pages: Sphinx's
 parallel writing forks a few): started at the first formula, stopped when the build finishes. It
@@ -62,6 +64,8 @@ FALLBACK_FONTS = re.compile(r',url\(fonts/[^)]+\.(?:woff|ttf)\) format\("(?:woff
 # KaTeX's options for every formula (displayMode is added per formula): loose input is an error,
 # reported as a build warning, not a message lost in Node.js's console.
 KATEX_OPTIONS: dict[str, Any] = {"strict": "error"}
+EPUB_BUILDER = "epub"  # its pages get KaTeX's MathML alone
+MATHML: dict[str, Any] = {"output": "mathml"}
 # How long Node.js may take to exit once its input has closed, before it is killed (not a render).
 STOP_WAIT_S = 10.0
 
@@ -185,10 +189,11 @@ class KaTeX:
 def math_renderers(katex: KaTeX) -> tuple[tuple[Any, None], tuple[Any, None]]:
     """The HTML translator's visitors for inline and display math, rendering with ``katex``."""
 
-    def typeset(node: nodes.Element, display: bool) -> str:
+    def typeset(translator: HTML5Translator, node: nodes.Element, display: bool) -> str:
         latex = node.astext()
+        output = MATHML if translator.builder.name == EPUB_BUILDER else {}
         try:
-            html, error = katex.render(latex, {**KATEX_OPTIONS, "displayMode": display})
+            html, error = katex.render(latex, {**KATEX_OPTIONS, **output, "displayMode": display})
         except KaTeXError as failure:  # the page too
             source, line = get_source_line(node)
             raise KaTeXError(f"{source}:{line}: {failure}") from None
@@ -198,7 +203,7 @@ def math_renderers(katex: KaTeX) -> tuple[tuple[Any, None], tuple[Any, None]]:
 
     def visit_math(self: HTML5Translator, node: nodes.math) -> None:
         self.body.append(self.starttag(node, "span", "", CLASS="math"))
-        self.body.append(typeset(node, display=False))
+        self.body.append(typeset(self, node, display=False))
         self.body.append("</span>")
         raise nodes.SkipNode
 
@@ -208,7 +213,7 @@ def math_renderers(katex: KaTeX) -> tuple[tuple[Any, None], tuple[Any, None]]:
             self.body.append(f'<span class="eqno">({get_node_equation_number(self, node)})')
             self.add_permalink_ref(node, _("Permalink to this equation"))
             self.body.append("</span>")
-        self.body.append(typeset(node, display=True))  # nowrap or not: KaTeX lays it out
+        self.body.append(typeset(self, node, display=True))  # nowrap or not: KaTeX lays it out
         self.body.append("</div>")
         raise nodes.SkipNode
 
@@ -220,12 +225,16 @@ def _select(app: Sphinx, config: Config) -> None:
 
 
 def _serve_katex(app: Sphinx) -> None:
-    """KaTeX's style sheet and fonts, and katex-math.css, in an HTML build's ``_static``."""
-    if app.builder.format == "html":
-        node_binary()  # stop at the start, not at the first formula, when Node.js is missing
-        app.config.html_static_path.extend([str(site_files()), str(STATIC)])
+    """KaTeX's style sheet and fonts (but to an EPUB's MathML), and katex-math.css, in an HTML
+    build's ``_static``."""
+    if app.builder.format != "html":
+        return
+    node_binary()  # stop at the start, not at the first formula, when Node.js is missing
+    if app.builder.name != EPUB_BUILDER:
+        app.config.html_static_path.append(str(site_files()))
         app.add_css_file(f"{SITE_DIR}/katex.min.css")
-        app.add_css_file("katex-math.css")
+    app.config.html_static_path.append(str(STATIC))
+    app.add_css_file("katex-math.css")
 
 
 def setup(app: Sphinx) -> dict[str, Any]:

@@ -524,7 +524,7 @@ def _hidden_sources(app: Sphinx, docname: str) -> dict[int, str]:
 
 def _write(app: Sphinx, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
     """Write the page's notebook and offer it in the header's download and launch menus."""
-    if app.builder.format != "html" or doctree is None:
+    if app.builder.name != "html" or doctree is None:
         return
     if not any(node.get("nb_element") == "cell_code" for node in doctree.findall(nodes.container)):
         return
@@ -589,7 +589,7 @@ def _offer(context: dict, pagename: str, github_file: str, language: str) -> Non
 def _zip(app: Sphinx, exception: Exception | None) -> None:
     """``notebooks/<language>.zip``: every notebook of this edition."""
     folder = Path(app.outdir) / FOLDER
-    if exception is not None or app.builder.format != "html" or not folder.is_dir():
+    if exception is not None or app.builder.name != "html" or not folder.is_dir():
         return
     language = app.config.language or "en"
     with zipfile.ZipFile(folder / f"{language}.zip", "w", zipfile.ZIP_DEFLATED) as archive:
