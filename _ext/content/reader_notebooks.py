@@ -128,9 +128,10 @@ class Markdown:
     def inlines(self, node: nodes.Node) -> str:
         return "".join(self.inline(child) for child in node.children)
 
-    def image(self, node: nodes.image) -> str:
-        """An image, attached to the cell, as Markdown."""
-        source = image_file(node, self.images)
+    def image(self, node: nodes.Element) -> str:
+        """An image (or an output shown in place of one), attached to the cell, as Markdown."""
+        marked = node.get(IMAGE_ATTRIBUTE)
+        source = self.images / marked if marked else image_file(node, self.images)
         kind = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg"}.get(source.suffix)
         if kind is None or not source.is_file():
             return ""
@@ -165,7 +166,7 @@ class Markdown:
             return [self.table(node)]
         if isinstance(node, nodes.figure):
             return self._figure(node)
-        if isinstance(node, nodes.image):
+        if isinstance(node, nodes.image) or (isinstance(node, nodes.raw) and node.get(IMAGE_ATTRIBUTE)):
             return [self.image(node)]
         if isinstance(node, nodes.definition_list):
             return [
@@ -339,7 +340,7 @@ def reader_code(source: str) -> str:
     kept = [line for number, line in enumerate(lines) if number not in dropped]
     text = "\n".join(kept).strip("\n")
     code_left = any(not _build_only(statement) for statement in tree.body)
-    return re.sub(r"\n{3,}", "\n\n", text) if code_left else ""
+    return text if code_left else ""
 
 
 def _build_only(statement: ast.stmt) -> bool:

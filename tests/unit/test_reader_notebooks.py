@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docutils.core import publish_doctree
+from sphinx.locale import admonitionlabels
 
 from _ext.content.reader_notebooks import (
     Markdown,
@@ -59,7 +60,9 @@ def test_prose_is_plain_markdown_with_math_links_lists_boxes_and_tables():
     assert "Some *words*, **bold**, `code` and $x^2$" in text
     assert "[the intro](https://site.example/book/intro.html#top)" in text
     assert "- one\n- two" in text
-    assert "> **Note**\n>\n> Keep this." in text
+    assert f"> **{admonitionlabels['note']}**\n>\n> Keep this." in text, (
+        "labelled as the edition labels a note"
+    )
     assert "$$\na = b\n$$" in text
     assert "| A | B |\n|---|---|\n| 1 | 2 |" in text
     assert "*" not in markdown("2 * 3 = 6").replace("\\*", ""), "markup characters in text are escaped"
