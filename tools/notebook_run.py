@@ -5,23 +5,17 @@ and a kernel, nothing else: the notebook's own first cell installs the rest. Tha
 the book's package from GitHub at the site's commit; here it installs the same package from this
 checkout instead, and the data come from the offline mirror when one is set. The published runs
 are served from a folder on a loopback port (``SELFATTN_RUNS_URL``), so the notebook loads them as a
-reader's does, into a run cache of its own.
-
-    python -m tools.notebook_run NOTEBOOK.ipynb [...] --runs _build/html/runs
-
-prints, for each notebook, the time it took, its cells and whether it loaded or trained runs.
+reader's does, into a run cache of its own. ``benchmarks.reader_notebooks`` runs every one.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,24 +92,3 @@ def run(notebook: Path, python: Path, runs: Path | None, work: Path) -> Ran:
     loaded = said.count("Loaded the book's trained run")
     trained = said.count("Training it here instead")
     return Ran(seconds, len(ran["cells"]), loaded, trained, ran)
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("notebooks", type=Path, nargs="+")
-    parser.add_argument("--runs", type=Path, help="the published runs folder (a built site's runs/)")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as folder:
-        start = time.perf_counter()
-        python = environment(Path(folder) / "venv")
-        print(f"fresh environment: {time.perf_counter() - start:.0f} s")
-        for notebook in args.notebooks:
-            ran = run(notebook, python, args.runs, Path(folder))
-            print(
-                f"{notebook.name}: {ran.seconds:.0f} s, {ran.cells} cells, "
-                f"{ran.loaded} runs loaded, {ran.trained} trained"
-            )
-
-
-if __name__ == "__main__":
-    main()
