@@ -32,7 +32,7 @@ def test_every_page_s_issue_button_opens_the_form_for_that_page(built_book):
 
 
 def test_a_chinese_page_s_button_names_its_page_in_the_chinese_edition(built_book):
-    (link,) = issue_links((built_book / "zh" / "index.html").read_text(encoding="utf-8"))
+    (link,) = issue_links((built_book / "zh" / "book" / "intro.html").read_text(encoding="utf-8"))
     query = parse_qs(urlsplit(link).query)
     assert link.startswith(f"{REPOSITORY}/issues/new?")
-    assert query["template"] == [FORM] and query[PAGE_FIELD] == [f"{SITE}zh/index.html"]
+    assert query["template"] == [FORM] and query[PAGE_FIELD] == [f"{SITE}zh/book/intro.html"]
