@@ -19,13 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from _ext.content.reader_notebooks import FOLDER as NOTEBOOKS
 from selfattn import published
 from tools.browser import Visit, chromium, first_visit, is_loopback
 from tools.serve import GZIP_LEVEL, serve
 
 # The budget, also written in the README: a first visit to any page (as stored, and gzipped),
-# and the whole built site of one edition without its PDF and the published runs (a reader reads
-# one edition; the runs are for live code and no page loads them: selfattn/published.py).
+# and the whole built site of one edition without its PDF and EPUB, its chapters' notebooks and the
+# published runs (a reader reads one edition; the others are downloads to read offline or to run,
+# and no page loads them).
 PAGE_BUDGET = 1_800_000
 GZIP_BUDGET = 900_000
 SITE_BUDGET = 12_000_000
@@ -89,15 +91,18 @@ EDITION_FOLDERS = ("zh",)
 
 def site_size(site: Path, edition: str = "") -> tuple[int, int]:
     """(bytes, files) of one edition of the built site (``""`` English, ``"zh"``), with neither the
-    PDF nor the published runs: a reader downloads them to read offline or to run, not to read."""
+    PDF and EPUB, the chapters' notebooks nor the published runs: a reader downloads them to read
+    offline or to run, not to read."""
     root = site / edition
-    left_out = (
+    left_out = {NOTEBOOKS} | (
         {published.RUNS, *(name for name in EDITION_FOLDERS if name != edition)} if not edition else set()
     )
     files = [
         path
         for path in root.rglob("*")
-        if path.is_file() and path.suffix != ".pdf" and not left_out & set(path.relative_to(root).parts[:1])
+        if path.is_file()
+        and path.suffix not in (".pdf", ".epub")
+        and not left_out & set(path.relative_to(root).parts[:1])
     ]
     return sum(path.stat().st_size for path in files), len(files)
 
