@@ -224,9 +224,10 @@ def load(folder: Path, key: str) -> dict | None:
         return None
 
 
-def made_by(kind: str, config: TrainConfig) -> dict:
-    """What a saved run records of how it was made: its kind and config, and its provenance."""
-    return {"kind": kind, "config": asdict(config), **provenance()}
+def made_by(kind: str, config: TrainConfig, made: dict[str, str] | None = None) -> dict:
+    """What a saved run records of how it was made: its kind and config, and its provenance
+    (``made``: one already known, by default this code's, :func:`provenance`)."""
+    return {"kind": kind, "config": asdict(config), **(made or provenance())}
 
 
 def save(folder: Path, key: str, model: torch.nn.Module, history, made: dict) -> None:

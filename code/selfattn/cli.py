@@ -38,11 +38,12 @@ NUMBERS = {
 }
 
 
-def torchrun(processes: int, script: Path, *flags: str) -> list[str]:
-    """The command that runs ``script`` with ``flags`` in ``processes`` processes on this machine,
-    which find each other at 127.0.0.1 (on a port the launcher picks), with this Python."""
+def torchrun(processes: int, *command: str | Path) -> list[str]:
+    """The command that runs ``command`` (a script and its flags, or ``-m``, a module and its
+    flags) in ``processes`` processes on this machine, which find each other at 127.0.0.1 (on a
+    port the launcher picks), with this Python."""
     launch = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "1", f"--nproc-per-node={processes}"]
-    return [*launch, "--rdzv-backend", "c10d", "--rdzv-endpoint", "127.0.0.1:0", str(script), *flags]
+    return [*launch, "--rdzv-backend", "c10d", "--rdzv-endpoint", "127.0.0.1:0", *map(str, command)]
 
 
 def auto_device() -> tuple[str, str]:

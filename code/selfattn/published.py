@@ -215,8 +215,7 @@ def _made_key(run: dict, provenance: dict[str, str] | None = None) -> str | None
     made = run.get("made_by")
     try:
         kind, config = made["kind"], TrainConfig(**made["config"])
-        wanted = {"kind": kind, "config": asdict(config), **(provenance or cache.provenance())}
-        return cache.run_key(kind, config) if made == wanted else None
+        return cache.run_key(kind, config) if made == cache.made_by(kind, config, provenance) else None
     except (TypeError, KeyError, ValueError):  # no record, or not one this code reads
         return None
 

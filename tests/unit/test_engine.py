@@ -28,6 +28,15 @@ def run_in(processes: int, *flags: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
+def test_the_package_runs_the_ladder_under_torchrun_without_the_repository(tmp_path):
+    """What a notebook runs (the chapter "Beyond one machine"): ``-m selfattn.ladder``, from a folder
+    with no ``code/03_gpt.py`` in reach, in two processes."""
+    command = torchrun(2, "-m", "selfattn.ladder", *RUN, "--out", str(tmp_path / "run"))
+    pair = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert pair.returncode == 0, pair.stderr
+    assert len(history(tmp_path / "run")["batch_loss"]) == STEPS
+
+
 def history(folder) -> dict:
     return torch.load(folder / "checkpoint.pt", weights_only=True)["history"]
 

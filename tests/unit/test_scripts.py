@@ -85,6 +85,16 @@ def test_gpt_script_runs_every_preset_for_a_few_steps(preset):
     assert re.search(r"step     2: train loss \d\.\d+, val loss \d\.\d+", result.stdout)
 
 
+def test_the_ladder_script_and_the_package_module_are_one_command(tmp_path):
+    """``python -m selfattn.ladder`` is ``code/03_gpt.py`` where the repository is not at hand."""
+    shown = script("03_gpt.py", "--help").stdout
+    module = [sys.executable, "-m", "selfattn.ladder", "--help"]
+    from_elsewhere = subprocess.run(module, capture_output=True, text=True, cwd=tmp_path)
+    assert from_elsewhere.returncode == 0, from_elsewhere.stderr
+    assert from_elsewhere.stdout.split("\n", 1)[1] == shown.split("\n", 1)[1]  # all but the usage line
+    assert "--preset {" in shown and "-m selfattn.ladder" in shown
+
+
 def test_gpt_script_names_a_bad_head_count():
     result = script("03_gpt.py", "--preset", "small-gpt", "--n-head", "5")
     assert result.returncode == 2 and "Traceback" not in result.stderr
