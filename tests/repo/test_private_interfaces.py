@@ -14,9 +14,17 @@ from importlib.metadata import version
 from pathlib import Path
 
 import myst_nb.core.render
+import myst_nb.core.variables
+import myst_nb.sphinx_
 import pydata_sphinx_theme
 import pytest
+import sphinx.builders.html
+import sphinx.environment
 import sphinx.events
+import sphinx.locale
+import sphinx_book_theme.header_buttons
+import sphinx_book_theme.header_buttons.launch
+import sphinx_book_theme.header_buttons.source
 import sphinx_exercise
 import sphinx_thebe
 import torch
@@ -68,6 +76,12 @@ def memory_records_held() -> bool:
     return peak_memory(one_operation) >= 1000 * 250 * 4
 
 
+def in_source(module, *parts: str) -> bool:
+    """Whether the source of ``module`` holds every one of ``parts``."""
+    source = inspect.getsource(module)
+    return all(part in source for part in parts)
+
+
 def thebe_handlers() -> set[str]:
     """The names of the sphinx-thebe handlers the book disconnects."""
     return {handler.__name__ for handler in live_code.SPHINX_THEBE_HANDLERS}
@@ -94,6 +108,24 @@ STILL_THERE: dict[str, Callable[[], bool]] = {
     "theme head": lambda: (
         "_static/scripts/fontawesome.js" in theme_template("static/webpack-macros.html")
         and "document.documentElement.dataset.theme = " in theme_template("layout.html")
+    ),
+    "header buttons": lambda: (
+        in_source(sphinx_book_theme.header_buttons, 'context["header_buttons"]')
+        and in_source(sphinx_book_theme.header_buttons, '"label": "download-buttons"')
+        and in_source(sphinx_book_theme.header_buttons, '"label": "download-notebook-button"')
+        and in_source(sphinx_book_theme.header_buttons.launch, '"label": "launch-buttons"')
+        and in_source(sphinx_book_theme.header_buttons.source, '"label": "source-issues-button"')
+    ),
+    "notebook nodes": lambda: (
+        in_source(myst_nb.core.render, 'nb_element="cell_code"', "cell_index=cell_index")
+        and in_source(myst_nb.core.render, 'nb_element="cell_code_source"', 'nb_element="cell_code_output"')
+        and in_source(myst_nb.sphinx_, 'nb_element="mime_bundle"', "mime_type=mime_type")
+        and in_source(myst_nb.core.variables, 'nb_element="mime_bundle"', "mime_type=mime_type")
+    ),
+    "numbers and titles": lambda: (
+        in_source(sphinx.environment.BuildEnvironment.__init__, "self.toc_fignumbers: dict[str, dict[")
+        and in_source(sphinx.builders.html, "self.env.toc_fignumbers.get(docname")
+        and {"note", "warning", "tip"} <= set(sphinx.locale.admonitionlabels)
     ),
 }
 
