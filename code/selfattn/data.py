@@ -1,4 +1,4 @@
-"""Downloads the book needs: tiny Shakespeare and the GPT-2 BPE files.
+"""Downloads the book needs: tiny Shakespeare and the GPT-2 BPE files (the Tang poems: ``poems``).
 
 Each file is fetched once into a cache folder, written atomically and checked
 against its SHA-256. Setting ``SELFATTN_DATA_MIRROR`` to a folder laid out as
