@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import torch
 
 from selfattn.errors import ConfigError
 from selfattn.language import say
 
+Split = TypeVar("Split", torch.Tensor, str)  # ids, or a text's characters
 
-def split_train_val(data: torch.Tensor, train_fraction: float = 0.9) -> tuple[torch.Tensor, torch.Tensor]:
-    """The first 90% of the ids for training, the rest for validation."""
+
+def split_train_val(data: Split, train_fraction: float = 0.9) -> tuple[Split, Split]:
+    """The first 90% of the ids (or of a text's characters) for training, the rest for validation."""
     n = int(train_fraction * len(data))
     return data[:n], data[n:]
 

@@ -52,12 +52,14 @@ def most_frequent(counts: dict[Pair, int]) -> Pair:
     return min(counts, key=lambda pair: (-counts[pair], pair))
 
 
-def _check_size(vocab_size: int) -> None:
+def check_vocab_size(vocab_size: int, name: str = "vocab_size") -> None:
+    """Refuse, in one line, a byte-level vocabulary smaller than the bytes (``name``: the setting's)."""
     if not isinstance(vocab_size, int) or vocab_size < BYTES:
         raise ConfigError(
             say(
-                "vocab_size={size!r}: a byte-level vocabulary holds the 256 bytes and then the merges; "
+                "{name}={size!r}: a byte-level vocabulary holds the 256 bytes and then the merges; "
                 "give a whole number of 256 or more.",
+                name=name,
                 size=vocab_size,
             )
         )
@@ -66,7 +68,7 @@ def _check_size(vocab_size: int) -> None:
 def train_naive(text: str, vocab_size: int) -> dict[Pair, int]:
     """The merges that make ``vocab_size`` tokens, learned the plain way: at every merge, count
     every adjacent pair of the whole text, and merge the most frequent one everywhere."""
-    _check_size(vocab_size)
+    check_vocab_size(vocab_size)
     words = [list(piece.encode("utf-8")) for piece in pieces(text)]
     merges: dict[Pair, int] = {}
     for new in range(BYTES, vocab_size):
@@ -82,7 +84,7 @@ def train_naive(text: str, vocab_size: int) -> dict[Pair, int]:
 def train(text: str, vocab_size: int) -> dict[Pair, int]:
     """The same merges as :func:`train_naive`, learned on the distinct pieces: each counted once
     with how often it occurs, and after a merge only the pieces that held the pair recounted."""
-    _check_size(vocab_size)
+    check_vocab_size(vocab_size)
     frequency = Counter(pieces(text))
     words = [list(piece.encode("utf-8")) for piece in frequency]
     times = list(frequency.values())

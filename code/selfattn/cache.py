@@ -36,6 +36,7 @@ from selfattn.config import TrainConfig
 from selfattn.data import TINY_SHAKESPEARE, cache_dir
 from selfattn.files import write_atomically
 from selfattn.language import say
+from selfattn.poems import TEXT_SHA256
 
 try:
     import fcntl
@@ -151,10 +152,12 @@ def _is_docstring(node: ast.AST) -> bool:
 
 
 def provenance(package: Path = PACKAGE) -> dict[str, str]:
-    """What every run's key holds besides its kind and config: the data's checksum, torch's
-    version and the digest of the training code."""
+    """What every run's key holds besides its kind and config: the checksum of the texts a run
+    may read (tiny Shakespeare's and the Tang poems'), torch's version and the digest of the
+    training code."""
     code = code_digest([TRAINING], package, skip=STORAGE)
-    return {"data": TINY_SHAKESPEARE.sha256, "torch": str(torch.__version__), "code": code}
+    data = hashlib.sha256(f"{TINY_SHAKESPEARE.sha256} {TEXT_SHA256}".encode()).hexdigest()
+    return {"data": data, "torch": str(torch.__version__), "code": code}
 
 
 def run_key(

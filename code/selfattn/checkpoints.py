@@ -193,11 +193,11 @@ def load(folder: Path, model: torch.nn.Module, config: TrainConfig, processes: i
         say(
             "{name}={saved!r}, not {ours!r}",
             name=f.name,
-            saved=saved["config"].get(f.name),
+            saved=saved["config"].get(f.name, f.default),
             ours=ours[f.name],
         )
         for f in fields(TrainConfig)
-        if saved["config"].get(f.name) != ours[f.name]
+        if saved["config"].get(f.name, f.default) != ours[f.name]  # a field newer than the save: its default
     ]
     if saved["model_class"] != type(model).__name__:
         differ.insert(

@@ -113,7 +113,11 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
         flag, meaning = "--" + f.name.replace("_", "-"), f.metadata["rule"].help
         default = getattr(chosen.config, f.name)
         parser.add_argument(
-            flag, type=flag_type(*field_type(kinds[f.name])), default=default, help=f"{meaning} ({DEFAULT})"
+            flag,
+            type=flag_type(*field_type(kinds[f.name])),
+            choices=f.metadata["rule"].choices or None,
+            default=default,
+            help=f"{meaning} ({DEFAULT})",
         )
     parser.add_argument(
         "--device",
@@ -195,7 +199,8 @@ def main(presets: dict[str, Rung], description: str, argv: list[str] | None = No
     args = parse_args(presets, argv, description)
     config, world = args.config, World.launched()
     try:
-        tokenizer = load_corpus().tokenizer  # the data first: no progress bar for a run that cannot start
+        # the data first: no progress bar for a run that cannot start
+        tokenizer = load_corpus(config.corpus, config.bpe_vocab).tokenizer
         engine = start(world, args.device, args.dtype, args.compile, config, args.sdpa)
     except ReaderError as err:
         fail(err, world)

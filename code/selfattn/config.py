@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from selfattn.bpe import check_vocab_size
 from selfattn.errors import ConfigError
 from selfattn.language import say, words
 from selfattn.settings import checked, setting
 
 # The most memory one training step may need: beyond it most laptops swap and many GPUs run out.
 MEMORY_LIMIT_BYTES = 8 * 2**30
-# The largest vocabulary the book trains on (characters of tiny Shakespeare: 65).
-ASSUMED_VOCAB = 128
+# The texts a run can train on (selfattn.corpus), each with a bound on its characters (tiny
+# Shakespeare has 65, the Tang poems 8,337), for the memory check.
+CORPORA = {"shakespeare": 128, "tang-poems": 9000}
 # torch seeds are unsigned 64-bit integers.
 LARGEST_SEED = 2**64 - 1
 SEED_HINT = words("torch takes seeds of 64 bits")
+# The fields that choose the text and its tokens (Part VII): at their defaults, Shakespeare's characters.
+DATA_FIELDS = ("corpus", "bpe_vocab")
 # The fields of the training recipe ("Training it well"): off at their defaults (selfattn.recipe).
 RECIPE_FIELDS = (
     "init_std",
@@ -48,6 +52,12 @@ class TrainConfig:
     eval_iters: int = setting(200, "batches averaged in each evaluation", low=1)
     seed: int = setting(
         1337, "seed for the starting weights and the batches", low=0, high=LARGEST_SEED, hint=SEED_HINT
+    )
+    corpus: str = setting("shakespeare", "the text trained on", choices=tuple(CORPORA))
+    bpe_vocab: int = setting(
+        0,
+        "0: a token per character; else this many byte-pair tokens, learned on the training split",
+        low=0,
     )
     # The training recipe of real GPTs ("Training it well"), each part off by default (selfattn.recipe).
     init_std: float | None = setting(
@@ -105,6 +115,8 @@ class TrainConfig:
                     "(e.g. init_std=0.02)."
                 )
             )
+        if self.bpe_vocab:  # 0: characters
+            check_vocab_size(self.bpe_vocab, "bpe_vocab")
         if self.warmup_iters > self.max_iters:
             raise ConfigError(
                 say(
@@ -137,7 +149,8 @@ def step_bytes(config: TrainConfig) -> int:
     B, T, C = config.batch_size, config.block_size, max(config.n_embd, config.head_size)
     per_layer = 20 * B * T * C + 3 * B * config.n_head * T * T  # activations kept for backward
     weights = 12 * config.n_layer * C * C  # each block's attention and MLP
-    return 4 * (B * T * max(C, ASSUMED_VOCAB) * 10 + config.n_layer * per_layer + 4 * weights)
+    vocab = max(CORPORA[config.corpus], config.bpe_vocab)
+    return 4 * (B * T * max(C, vocab) * 10 + config.n_layer * per_layer + 4 * weights)
 
 
 def _divisor(config: TrainConfig) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-from selfattn.config import RECIPE_FIELDS, TrainConfig
+from selfattn.config import DATA_FIELDS, RECIPE_FIELDS, TrainConfig
 from selfattn.registry import UNUSED
 from selfattn.settings import listing
 
@@ -29,14 +29,15 @@ ATTENTION_TRY = replace(ATTENTION, learning_rate=1e-2, max_iters=500, eval_inter
 def describe(kind: str, config: TrainConfig) -> str:
     """The fields a ``kind`` model reads, one ``name = value`` line each (as ``str(config)``).
 
-    The recipe's fields are listed only where they differ from their defaults (where they are on).
+    The fields of the text and its tokens, and the recipe's, are listed only where they differ
+    from their defaults (another text than Shakespeare's characters; a part of the recipe on).
     """
-    plain = TrainConfig()
+    plain, when_set = TrainConfig(), (*DATA_FIELDS, *RECIPE_FIELDS)
     shown = [
         f.name
         for f in fields(config)
         if f.name not in UNUSED[kind]
-        and (f.name not in RECIPE_FIELDS or getattr(config, f.name) != getattr(plain, f.name))
+        and (f.name not in when_set or getattr(config, f.name) != getattr(plain, f.name))
     ]
     return listing(config, shown)
 

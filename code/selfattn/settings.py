@@ -1,11 +1,11 @@
 """One validator for every config in the package, driven by the fields' declarations.
 
 A config is a class decorated with :func:`checked`, whose fields are declared
-with :func:`setting`: the annotation gives the type (``int``, ``float`` or
-``bool``), the declaration gives the allowed range and a few words on what the
-field controls. The checks run the moment a config is made (``replace`` too),
-and every failure is a one-line :class:`ConfigError` that names the field, the
-value and what is allowed::
+with :func:`setting`: the annotation gives the type (``int``, ``float``, ``bool``
+or ``str``), the declaration gives the allowed range (or, for text, the allowed
+values) and a few words on what the field controls. The checks run the moment a
+config is made (``replace`` too), and every failure is a one-line
+:class:`ConfigError` that names the field, the value and what is allowed::
 
     @checked
     class Example:
@@ -35,6 +35,7 @@ class Rule:
     low_open: bool = False  # True: the value must be greater than ``low``
     high_open: bool = False  # True: the value must be less than ``high``
     hint: str = ""  # appended to an out-of-range message, e.g. typical values
+    choices: tuple[str, ...] = ()  # a text field's allowed values
 
     def allows(self, value: float) -> bool:
         above = self.low is None or (value > self.low if self.low_open else value >= self.low)
@@ -133,7 +134,7 @@ def _unknown(config_name: str, name: str, names: list[str]) -> str:
 
 
 def field_type(annotation: Any) -> tuple[type, bool]:
-    """A field's value type (``int``, ``float`` or ``bool``), and whether it also takes None."""
+    """A field's value type (``int``, ``float``, ``bool`` or ``str``), and whether it also takes None."""
     args = get_args(annotation)
     if type(None) not in args:
         return annotation, False
@@ -150,6 +151,13 @@ def _check(name: str, value: Any, kind: Any, rule: Rule, example: Any) -> None:
     if optional and value is None:
         return
     typed = {"name": name, "value": value, "kind": type(value).__name__}
+    if kind is str:
+        if value not in rule.choices:
+            choices = ", ".join(rule.choices)
+            raise ConfigError(
+                say("{name}={value!r}: {name} must be one of {choices}.", choices=choices, **typed)
+            )
+        return
     if kind is bool:
         if not isinstance(value, bool):
             raise ConfigError(say("{name}={value!r} ({kind}): {name} must be True or False.", **typed))

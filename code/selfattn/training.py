@@ -245,7 +245,7 @@ def fit(
     as it trains (and never cached); with ``resume`` too, it goes on from the
     checkpoint there.
     """
-    corpus = load_corpus()
+    corpus = load_corpus(config.corpus, config.bpe_vocab)
     model = make_model(kind, corpus.tokenizer.vocab_size, config)
     if save_to is not None:
         # check the folder before training, so that a bad one costs nothing and loses nothing

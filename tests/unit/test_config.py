@@ -60,6 +60,10 @@ BAD = [
     ({"grad_clip": 0.0}, r"grad_clip=0\.0: grad_clip must be a finite number greater than 0"),
     ({"weight_decay": -0.1}, r"weight_decay=-0\.1: weight_decay must be a finite number at least 0"),
     ({"beta2": 1.0}, r"beta2=1\.0: beta2 must be a finite number at least 0 and less than 1"),
+    ({"corpus": "Shakespeare"}, r"corpus='Shakespeare': corpus must be one of shakespeare, tang-poems\."),
+    ({"corpus": None}, r"corpus=None: corpus must be one of shakespeare, tang-poems\."),
+    ({"bpe_vocab": 100}, r"bpe_vocab=100: a byte-level vocabulary holds the 256 bytes .* 256 or more"),
+    ({"bpe_vocab": -1}, r"bpe_vocab=-1: bpe_vocab must be at least 0"),
 ]
 
 

@@ -57,8 +57,9 @@ def test_help_says_what_every_flag_the_model_reads_controls():
     shown = " ".join(script("02_attention.py", "--help").stdout.split())
     for f in fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
-        meaning = f.metadata["rule"].help
-        described = f"{flag} {f.name.upper()} {meaning} (default: {getattr(ATTENTION, f.name)})" in shown
+        meaning, choices = f.metadata["rule"].help, f.metadata["rule"].choices
+        value = "{" + ",".join(choices) + "}" if choices else f.name.upper()  # a text field lists its values
+        described = f"{flag} {value} {meaning} (default: {getattr(ATTENTION, f.name)})" in shown
         assert described == (f.name not in UNUSED["attention"]), f.name
 
 
@@ -83,6 +84,19 @@ def test_gpt_script_runs_every_preset_for_a_few_steps(preset):
     model = make_model(rung.kind, 65, config)
     assert f"{sum(p.numel() for p in model.parameters()):,} parameters; final val loss" in result.stdout
     assert re.search(r"step     2: train loss \d\.\d+, val loss \d\.\d+", result.stdout)
+
+
+@pytest.mark.parametrize(
+    ("corpus", "bpe_vocab", "vocab_size"), [("tang-poems", 0, 8_337), ("shakespeare", 300, 300)]
+)
+def test_gpt_script_trains_on_another_text_or_on_byte_pairs(corpus, bpe_vocab, vocab_size):
+    flags = ["--max-iters", "2", "--eval-interval", "1", "--eval-iters", "1", "--sample-tokens", "20"]
+    result = script(
+        "03_gpt.py", "--preset", "layernorm", "--corpus", corpus, "--bpe-vocab", str(bpe_vocab), *flags
+    )
+    assert result.returncode == 0, result.stderr
+    model = make_model("gpt", vocab_size, LADDER["layernorm"].config)
+    assert f"{sum(p.numel() for p in model.parameters()):,} parameters; final val loss" in result.stdout
 
 
 def test_the_ladder_script_and_the_package_module_are_one_command(tmp_path):
