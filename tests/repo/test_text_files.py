@@ -41,7 +41,9 @@ def opener(call: ast.Call) -> str | None:
     if not isinstance(func, ast.Attribute):
         return None
     if func.attr == "open":
-        return None if isinstance(func.value, ast.Name) and func.value.id == "os" else "Path.open"
+        # os.open takes flags, not a mode; tarfile.open reads an archive, always in binary
+        module = func.value.id if isinstance(func.value, ast.Name) else None
+        return None if module in ("os", "tarfile") else "Path.open"
     return func.attr if func.attr in OPENS else None
 
 
