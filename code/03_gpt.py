@@ -1,4 +1,4 @@
-"""From one head to a GPT: every rung of the ladder of the book's last part, one preset each
+"""From one head to a GPT: every rung of Part IV's ladder, one preset each
 (``--help`` lists them and shows the commands; ``python -m selfattn.ladder`` is this script too)."""
 
 from selfattn.ladder import main

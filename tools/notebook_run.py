@@ -23,6 +23,7 @@ from pathlib import Path
 import torch
 
 from bookbuild import ROOT
+from selfattn.language import languages, translations
 from tools.serve import serve
 
 KERNEL_PACKAGES = ("ipykernel", "nbclient")  # what a notebook needs to run, as Jupyter and Colab have
@@ -35,14 +36,27 @@ book = nbformat.read(sys.argv[1], as_version=4)
 NotebookClient(book, timeout=1800, kernel_name="python3", allow_errors=False).execute()
 nbformat.write(book, sys.argv[2])
 """
+# What selfattn.published prints when it loads a published run, and when it trains one instead.
+LOADED = (
+    "Loaded the book's trained run from {url} (kept in {folder}).",
+    "Loaded the book's trained run from {url}, trained with torch {theirs} (this is {ours}): the model is "
+    "the book's (kept in {folder}).",
+)
+TRAINED = ("Not using the book's published run: {why}. Training it here instead.",)
+
+
+def in_any_language(templates: tuple[str, ...]) -> re.Pattern:
+    """The lines that say one of ``templates``, in any language the package speaks, values filled in."""
+    texts = {translations(lang).get(t) or t for t in templates for lang in languages()}
+    return re.compile("|".join(".*?".join(map(re.escape, re.split(r"\{[^{}]*\}", text))) for text in texts))
 
 
 @dataclass
 class Ran:
     seconds: float
     cells: int
-    loaded: int  # "Loaded the book's trained run" lines
-    trained: int  # "Training it here instead" lines
+    loaded: int  # LOADED lines, in the notebook's language
+    trained: int  # TRAINED lines
     notebook: dict
 
 
@@ -89,6 +103,6 @@ def run(notebook: Path, python: Path, runs: Path | None, work: Path) -> Ran:
         for output in cell.get("outputs", [])
         if output.get("output_type") == "stream"
     )
-    loaded = said.count("Loaded the book's trained run")
-    trained = said.count("Training it here instead")
+    loaded = len(in_any_language(LOADED).findall(said))
+    trained = len(in_any_language(TRAINED).findall(said))
     return Ran(seconds, len(ran["cells"]), loaded, trained, ran)

@@ -1,4 +1,4 @@
-"""From one head to a GPT: every rung of the ladder of the book's last part, one preset each.
+"""From one head to a GPT: every rung of Part IV's ladder, one preset each.
 
 python code/03_gpt.py --preset multihead       # four heads of 8 in place of one of 32
 python code/03_gpt.py --preset small-gpt       # the largest model the book trains on a CPU

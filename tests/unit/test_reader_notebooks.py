@@ -19,7 +19,9 @@ from _ext.content.reader_notebooks import (
     published_notebook,
     reader_code,
 )
+from selfattn.language import translations
 from tests.helpers import locked_versions
+from tools.notebook_run import LOADED, TRAINED, in_any_language
 
 REPOSITORY = "https://github.com/owner/book"
 
@@ -108,3 +110,17 @@ def test_colab_and_kaggle_open_the_notebook_published_for_the_sites_commit():
     colab = "https://colab.research.google.com/github/owner/book/blob/"
     assert colab_url(file) == f"{colab}notebooks-{'a' * 40}/zh_CN/book/bigram.ipynb"
     assert kaggle_url(file) == f"https://www.kaggle.com/kernels/welcome?src={file}"
+
+
+def test_a_notebooks_run_counts_the_runs_it_loaded_and_trained_in_either_language():
+    zh = translations("zh_CN")
+    printed = "\n".join(
+        [
+            LOADED[0].format(url="http://127.0.0.1:8000/runs/a.pt", folder="/c"),
+            zh[LOADED[1]].format(url="u", theirs="2.9.0", ours="2.13.0", folder="/c"),
+            zh[TRAINED[0]].format(why="没有网络"),
+            "step 300: train loss 2.4512, val loss 2.4899",
+        ]
+    )
+    assert len(in_any_language(LOADED).findall(printed)) == 2
+    assert len(in_any_language(TRAINED).findall(printed)) == 1
