@@ -126,7 +126,7 @@ def read_poems(files: dict[str, bytes]) -> list[Poem]:
 
 def prepared_text(poems: list[Poem]) -> str:
     """The regulated poems as the models read them: a couplet a line, a blank line after each poem."""
-    return "".join("\n".join(poem.couplets()) + "\n\n" for poem in poems if regulated(poem))
+    return "".join("\n".join(couplets) + "\n\n" for couplets in map(Poem.couplets, poems) if couplets)
 
 
 def poems_text() -> str:
