@@ -87,9 +87,9 @@ def untrained_runs() -> dict[str, Rung]:
     folder = cache_folder()
     if folder is None:
         return {}
-    vocab_size = load_corpus().tokenizer.vocab_size
 
     def work(rung: Rung) -> int:  # steps x positions per step x parameters
+        vocab_size = rung.config.bpe_vocab or load_corpus(rung.config.corpus).tokenizer.vocab_size
         model = make_model(rung.kind, vocab_size, rung.config)
         positions = rung.config.batch_size * rung.config.block_size
         return rung.config.max_iters * positions * sum(p.numel() for p in model.parameters())

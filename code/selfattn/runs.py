@@ -172,9 +172,32 @@ RECIPE_GPT = Rung("gpt", replace(_SHORT_GPT, **RECIPE), "the small GPT with the 
 NO_DROPOUT_GPT = Rung("gpt", _SHORT_GPT, "the small GPT without dropout, plain loop")
 
 
+# "From characters to byte pairs": the LayerNorm rung on byte-pair tokens of each size (256: the
+# bytes alone, no merge), with the rung's steps and batch, so that each step reads as many tokens.
+BPE_VOCABS = (256, 512, 1024, 2048)
+# The byte-pair size the chapter sets against characters seed by seed.
+COMPARED_BPE = 1024
+
+
+def byte_pairs() -> dict[str, Rung]:
+    """The LayerNorm rung on each of ``BPE_VOCABS``, named "BPE <size>", and on ``COMPARED_BPE``
+    with the other seeds, "BPE <size>, seed <seed>" (read at their end only)."""
+    layernorm = LADDER["layernorm"]
+    sizes = {
+        f"BPE {size}": Rung(layernorm.kind, replace(layernorm.config, bpe_vocab=size), f"{size} byte-pair tokens")
+        for size in BPE_VOCABS
+    }
+    compared = sizes[f"BPE {COMPARED_BPE}"]
+    seeds = {
+        f"BPE {COMPARED_BPE}, seed {seed}": Rung(compared.kind, variant(compared.config, seed=seed), compared.what)
+        for seed in SEEDS[1:]
+    }
+    return sizes | seeds
+
+
 def book_runs() -> dict[str, Rung]:
     """The runs the chapters train in full, by name: Part II's two, every rung but the lecture's,
-    the recipe's, and the rungs again with other seeds.
+    the recipe's, the rungs again with other seeds, and the rung on byte pairs.
 
     The build trains these before it runs the chapters (``bookbuild.execute``), so that no chapter
     holds a core while it waits for a model that another chapter is training.
@@ -192,6 +215,7 @@ def book_runs() -> dict[str, Rung]:
         "no-dropout-gpt": NO_DROPOUT_GPT,
     }
     spread = {f"spread: {name}": run for name, run in seed_spread().items()}
-    runs = part_ii | ladder | {"layernorm-dropout": dropout} | recipe | spread
+    tokens = {f"tokens: {name}": run for name, run in byte_pairs().items()}
+    runs = part_ii | ladder | {"layernorm-dropout": dropout} | recipe | spread | tokens
     unique = {(run.kind, run.config): name for name, run in reversed(runs.items())}  # first name wins
     return {name: runs[name] for name in runs if name in unique.values()}
