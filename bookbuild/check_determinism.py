@@ -63,6 +63,11 @@ TIMINGS = {
     "tiled ratio": re.compile(r"the tiled loop took \d+\.\d+ times the book's time, \d+\.\d+ with the mask"),
     # beyond-one-machine.md: one training step's median wall time in each precision
     "step time": re.compile(r"(float32|bfloat16 autocast): \d+\.\d ms a step"),
+    # byte-pairs.md: learning merges, the plain way ("the plain way: 0.61 s a merge, about 3 min
+    # for 256") and the book's ("the book's way: 256 merges in 0.9 s")
+    "merge time": re.compile(
+        r"the plain way: \d+\.\d+ s a merge, about \d+ min for 256|the book's way: 256 merges in \d+\.\d s"
+    ),
 }
 # Glued values that are wall-clock measurements (the times and ratios of them that kv-cache.md,
 # attention-cost.md and beyond-one-machine.md report in their prose) are named with this prefix:

@@ -97,13 +97,14 @@ def test_glued_values_are_compared_as_the_pages_show_them():
 
 
 def test_only_the_declared_timings_may_differ():
-    assert len(determinism.TIMINGS) == 6, "declare each timing once, with the cell that prints it"
+    assert len(determinism.TIMINGS) == 7, "declare each timing once, with the cell that prints it"
     first = notebook(
         stdout(
             "the attention run: trained for 12.3 s\n500 steps in 1.2 s\n"
             "generate: 256 tokens in 10.31 s\nwith the cache: 256 tokens in 0.52 s, 19.8x faster\n"
             "SDPA: 0.052 ms per forward\nfloat32: 9.1 ms a step\nbfloat16 autocast: 31.2 ms a step\n"
             "the tiled loop took 0.32 times the book's time, 0.09 with the mask\n"
+            "the plain way: 0.61 s a merge, about 3 min for 256\nthe book's way: 256 merges in 0.9 s\n"
         )
     )
     second = notebook(
@@ -112,10 +113,11 @@ def test_only_the_declared_timings_may_differ():
             "generate: 256 tokens in 9.02 s\nwith the cache: 256 tokens in 0.61 s, 14.8x faster\n"
             "SDPA: 0.170 ms per forward\nfloat32: 12.7 ms a step\nbfloat16 autocast: 43.9 ms a step\n"
             "the tiled loop took 0.47 times the book's time, 0.18 with the mask\n"
+            "the plain way: 1.20 s a merge, about 5 min for 256\nthe book's way: 256 merges in 1.6 s\n"
         )
     )
     assert determinism.compare("book/x.md", first, second, ("a", "b")) == []
-    assert [cell.timings for cell in determinism.cells(first)] == [8]
+    assert [cell.timings for cell in determinism.cells(first)] == [10]
     for line in (
         "val loss 2.4123 after 5000 steps",  # a number that must not change
         "the attention run: trained for 12.3 s, val loss 2.41",  # more than the timing
@@ -128,6 +130,8 @@ def test_only_the_declared_timings_may_differ():
         "float16: 9.1 ms a step",  # not a label the chapter prints
         "float32: 9.1 ms a step, val loss 2.41",
         "the tiled loop took 0.32 times the book's time, 0.09 with the mask at T = 4096",
+        "the plain way: 0.61 s a merge, about 3 min for 512",  # not the count the chapter prints
+        "the book's way: 256 merges in 0.9 s, the same merges",
     ):
         assert determinism.untimed(line) == (line, 0), line
     sources = {path.name: path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
@@ -143,6 +147,8 @@ def test_only_the_declared_timings_may_differ():
     assert "print(f\"SDPA: {ms['SDPA']:.2f} ms per forward\")" in sources["attention-cost.md"]
     assert 'print(f"float32: {1000 * float32:.1f} ms a step")' in sources["beyond-one-machine.md"]
     assert 'print(f"bfloat16 autocast: {1000 * bfloat16:.1f} ms a step")' in sources["beyond-one-machine.md"]
+    assert "the plain way: {naive_each:.2f} s a merge, about {" in sources["byte-pairs.md"]
+    assert "the book's way: 256 merges in {fast_seconds:.1f} s" in sources["byte-pairs.md"]
 
 
 def test_glued_timings_may_differ_but_must_be_there():

@@ -74,6 +74,7 @@ CITED = {
     "25": "DDP's default bucket size in MB, from its paper (beyond-one-machine)",
     "11": "TF32's significant bits (10 stored), from NVIDIA's format (beyond-one-machine)",
     "80": "the memory of the largest A100 and H100 GPUs, in GB (beyond-one-machine)",
+    "40": "the size of GPT-2's training text, WebText, in GB, from its paper (byte-pairs)",
 }
 
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\})?")
