@@ -184,12 +184,16 @@ def byte_pairs() -> dict[str, Rung]:
     with the other seeds, "BPE <size>, seed <seed>" (read at their end only)."""
     layernorm = LADDER["layernorm"]
     sizes = {
-        f"BPE {size}": Rung(layernorm.kind, replace(layernorm.config, bpe_vocab=size), f"{size} byte-pair tokens")
+        f"BPE {size}": Rung(
+            layernorm.kind, replace(layernorm.config, bpe_vocab=size), f"{size} byte-pair tokens"
+        )
         for size in BPE_VOCABS
     }
     compared = sizes[f"BPE {COMPARED_BPE}"]
     seeds = {
-        f"BPE {COMPARED_BPE}, seed {seed}": Rung(compared.kind, variant(compared.config, seed=seed), compared.what)
+        f"BPE {COMPARED_BPE}, seed {seed}": Rung(
+            compared.kind, variant(compared.config, seed=seed), compared.what
+        )
         for seed in SEEDS[1:]
     }
     return sizes | seeds

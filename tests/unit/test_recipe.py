@@ -15,6 +15,8 @@ from selfattn import ConfigError, TrainConfig, make_model, train
 from selfattn.recipe import learning_rate_at, param_groups
 from selfattn.runs import (
     ATTENTION,
+    BPE_VOCABS,
+    COMPARED_BPE,
     LADDER,
     NO_DROPOUT_GPT,
     RECIPE,
@@ -26,6 +28,7 @@ from selfattn.runs import (
     Rung,
     ablation,
     book_runs,
+    byte_pairs,
     read_at_end,
     seed_spread,
 )
@@ -209,6 +212,21 @@ def test_the_seed_spread_repeats_each_rung_with_only_its_seed_changed():
             run = spread[f"{name}, seed {seed}"]
             assert (run.kind, run.config) == (rung.kind, read_at_end(replace(rung.config, seed=seed)))
     assert {(r.kind, r.config) for r in spread.values()} <= {(r.kind, r.config) for r in runs.values()}
+
+
+def test_the_rung_on_byte_pairs_changes_only_its_tokens_and_the_compared_size_its_seed():
+    """What "From characters to byte pairs" says of its runs: the LayerNorm rung's steps and batch
+    for every vocabulary, and the compared size with every seed, the other seeds read at their end."""
+    pairs, runs = byte_pairs(), book_runs()
+    layernorm = LADDER["layernorm"]
+    for size in BPE_VOCABS:
+        run = pairs[f"BPE {size}"]
+        assert (run.kind, run.config) == (layernorm.kind, replace(layernorm.config, bpe_vocab=size))
+    compared = pairs[f"BPE {COMPARED_BPE}"].config
+    for seed in SEEDS[1:]:
+        assert pairs[f"BPE {COMPARED_BPE}, seed {seed}"].config == read_at_end(replace(compared, seed=seed))
+    assert len(pairs) == len(BPE_VOCABS) + len(SEEDS) - 1
+    assert {(r.kind, r.config) for r in pairs.values()} <= {(r.kind, r.config) for r in runs.values()}
 
 
 def test_a_run_read_at_its_end_is_evaluated_at_its_ends_only():
