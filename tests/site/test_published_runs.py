@@ -12,7 +12,7 @@ import pytest
 
 from bookbuild import ROOT, RUNS
 from selfattn import cache, fit, published
-from selfattn.runs import LADDER, book_runs
+from selfattn.runs import COMPARED_BPE, LADDER, book_runs, byte_pairs
 from tests.helpers import page_text
 from tools.serve import serve
 
@@ -50,8 +50,12 @@ def test_no_page_loads_the_runs(built_book):
         assert not re.search(r'(src|href)="[^"]*\.pt"', page_text(page)), page
 
 
-def test_a_readers_kernel_loads_the_built_run_from_the_served_site(built_book, monkeypatch, tmp_path, capsys):
-    rung = LADDER["layernorm"]
+@pytest.mark.parametrize(
+    "rung", [LADDER["layernorm"], byte_pairs()[f"BPE {COMPARED_BPE}"]], ids=["characters", "BPE"]
+)
+def test_a_readers_kernel_loads_the_built_run_from_the_served_site(
+    built_book, monkeypatch, tmp_path, capsys, rung
+):
     key = cache.run_key(rung.kind, rung.config)
     monkeypatch.delenv(cache.CACHE_ENV)
     monkeypatch.setenv("SELFATTN_CACHE", str(tmp_path))
