@@ -200,6 +200,19 @@ def included_objects(source: Path) -> set[tuple[str, str]]:
     return set(re.findall(pattern, source.read_text(encoding="utf-8")))
 
 
+def source_shown_wrongly(site: Path, page: str, objects: list) -> list[str]:
+    """What is wrong with the package source the chapter ``page`` shows, if it should show exactly
+    ``objects``: included and not listed, listed and not included, or shown otherwise than the
+    package has it."""
+    included = included_objects(ROOT / "book" / f"{page}.md")
+    listed = {(obj.__module__.rsplit(".", 1)[-1], obj.__qualname__): obj for obj in objects}
+    return [
+        *(f"includes {module}.{name}, not listed" for module, name in sorted(included - listed.keys())),
+        *(f"does not include {module}.{name}" for module, name in sorted(listed.keys() - included)),
+        *(f"shows {name} otherwise than the package has it" for name in unshown_sources(site, page, objects)),
+    ]
+
+
 def figure_messages(page: str) -> list[str]:
     """What a translation of ``page`` is asked for, in order: its figures' words and templates."""
     seen: list[str] = []
