@@ -30,7 +30,8 @@ pytestmark = pytest.mark.book
 
 def table_row(text: str, name: str) -> list[str]:
     """The numbers of the comparison table's row ``name`` as the page printed them."""
-    row = re.search(rf"^{re.escape(name)} +(\d+) +(\S+) +(\S+) +(\S+) +(\S+) +(\S+) +(\S+)$", text, re.M)
+    numbers = r" (\d+) (\d+\.\d\d) (\d+\.\d) ([\d,]+) ([\d,]+) (\d\.\d{3}) (\d\.\d{3})"
+    row = re.search(rf"(?<![\w-]){re.escape(name)}{numbers}", text)
     assert row, f"no table row {name!r}"
     return list(row.groups())
 
@@ -45,7 +46,7 @@ def test_the_first_merges_on_the_page_are_the_packages(built_book):
     merges = bpe.train(corpus.tokenizer.decode(corpus.train.tolist()), bpe.BYTES + 10)
     vocab = bpe.BytePairTokenizer(merges).vocab
     learned = [f"{new}: {vocab[a]!r} + {vocab[b]!r} -> {vocab[new]!r}" for (a, b), new in merges.items()]
-    assert re.findall(r"^\d+: b'.*$", text, re.M) == learned
+    assert " ".join(learned) in text
 
 
 @pytest.mark.parametrize("edition", ["", "zh"])
