@@ -221,8 +221,10 @@ def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
     # each chapter prints its training times once per execution, as "<run>: trained for {...} s"
     # or "{steps} steps in {...} s", kv-cache.md its generation times as "<how>: {n} tokens in
     # {...} s", attention-cost.md its attention timings as "<label>: {...} ms per forward" and its
-    # tiled loop's ratios as "... {...} with the mask", and beyond-one-machine.md its step times as
-    # "<precision>: {...} ms a step"; exactly those lines, and no others, were ignored
+    # tiled loop's ratios as "... {...} with the mask", beyond-one-machine.md its step times as
+    # "<precision>: {...} ms a step", and byte-pairs.md its merges' times as "... {...} s a merge,
+    # about {...} min for 256" and "... 256 merges in {...} s"; exactly those lines, and no others,
+    # were ignored
     sources = {f"book/{path.name}": path.read_text("utf-8") for path in (ROOT / "book").glob("*.md")}
     printed = {
         name: text.count(": trained for {")
@@ -231,6 +233,8 @@ def test_every_chapter_executed_again_prints_the_text_of_the_build(built_book):
         + text.count(' ms per forward")')
         + text.count(' ms a step")')
         + text.count(' with the mask")')
+        + text.count(" s a merge, about {")
+        + text.count(" merges in {")
         for name, text in sources.items()
     }
     assert timed == {name: n for name, n in printed.items() if n}, "the declared timings, and no others"
