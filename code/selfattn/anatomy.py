@@ -146,3 +146,10 @@ def gpt_trace(model: nn.Module, idx: torch.Tensor, layer: int = 0) -> dict[str, 
     # x, ln1, q, sa, mid, ln2, ffwd, block, ln_f: (B, T, C); wei: (B, nh, T, T); hidden: (B, T, 4C);
     # logits: (B, T, vocab_size)
     return seen
+
+
+def vocabulary_parameters(model: nn.Module) -> int:
+    """The parameters of a model's token embedding table and output layer, counted once if tied."""
+    layers = (model.token_embedding_table, model.lm_head)
+    shared = {id(p): p for layer in layers for p in layer.parameters()}  # a tied matrix once
+    return sum(p.numel() for p in shared.values())

@@ -30,6 +30,9 @@ STYLE = {
     "svg.fonttype": "none",
     "svg.hashsalt": "selfattn",
 }
+# The font figures with Chinese characters fall back to (with_chinese); the PDF's and the Chinese
+# edition's figures use it too.
+CJK_FONT = "Noto Sans CJK SC"
 
 
 def use_book_style() -> None:
@@ -41,6 +44,12 @@ def use_book_style() -> None:
         from matplotlib_inline.backend_inline import set_matplotlib_formats
 
         set_matplotlib_formats("png", "svg", metadata={"Date": None})  # no date: the same SVG every run
+
+
+def with_chinese() -> None:
+    """Let figures write Chinese characters: where DejaVu Sans has no glyph, matplotlib takes it
+    from Noto Sans CJK (Debian's ``fonts-noto-cjk``; the book's Binder image installs it)."""
+    mpl.rcParams["font.family"] = ["DejaVu Sans", CJK_FONT]
 
 
 def plot_losses(ax: Axes, history: History, label: str, color: str) -> None:

@@ -75,6 +75,9 @@ CITED = {
     "11": "TF32's significant bits (10 stored), from NVIDIA's format (beyond-one-machine)",
     "80": "the memory of the largest A100 and H100 GPUs, in GB (beyond-one-machine)",
     "40": "the size of GPT-2's training text, WebText, in GB, from its paper (byte-pairs)",
+    "618": "the first year of the Tang dynasty (tang-poems)",
+    "907": "the last year of the Tang dynasty (tang-poems)",
+    "1950": "the decade China's character simplification began, the 1950s (tang-poems)",
 }
 
 FENCE = re.compile(r"^(`{3,}|~{3,})\s*(\{[^}]*\})?")
