@@ -49,7 +49,7 @@ def use_book_style() -> None:
 def with_chinese() -> None:
     """Let figures write Chinese characters: where DejaVu Sans has no glyph, matplotlib takes it
     from Noto Sans CJK (Debian's ``fonts-noto-cjk``; the book's Binder image installs it)."""
-    mpl.rcParams["font.family"] = ["DejaVu Sans", CJK_FONT]
+    mpl.rcParams.update({"font.family": ["DejaVu Sans", CJK_FONT]})
 
 
 def plot_losses(ax: Axes, history: History, label: str, color: str) -> None:

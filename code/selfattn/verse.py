@@ -28,7 +28,9 @@ def form(line_length: int = 5, couplets: int = 2) -> list[str | None]:
     """What each position of a poem holds: ``None`` where a character goes, else the punctuation
     or the line break the form puts there."""
     if line_length not in LINE_LENGTHS:
-        raise ConfigError(say("line_length={n}: regulated verse has lines of 5 or 7 characters.", n=line_length))
+        raise ConfigError(
+            say("line_length={n}: regulated verse has lines of 5 or 7 characters.", n=line_length)
+        )
     if couplets < 1:
         raise ConfigError(say("couplets={n}: a poem has at least one couplet.", n=couplets))
     couplet = [None] * line_length + ["，"] + [None] * line_length + ["。", "\n"]
@@ -69,7 +71,11 @@ def write(
         )
     if len(prompt) > places:
         raise ConfigError(
-            say("prompt={prompt!r}: the poem has {n} characters; give at most that many.", prompt=prompt, n=places)
+            say(
+                "prompt={prompt!r}: the poem has {n} characters; give at most that many.",
+                prompt=prompt,
+                n=places,
+            )
         )
     sampling = sampling or Sampling()
     given = iter(tokenizer.encode(prompt))  # an unknown character is named here
