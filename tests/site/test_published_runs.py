@@ -12,7 +12,7 @@ import pytest
 
 from bookbuild import ROOT, RUNS
 from selfattn import cache, fit, published
-from selfattn.runs import COMPARED_BPE, LADDER, book_runs, byte_pairs
+from selfattn.runs import COMPARED_BPE, LADDER, POEMS, book_runs, byte_pairs
 from tests.helpers import page_text
 from tools.serve import serve
 
@@ -51,7 +51,9 @@ def test_no_page_loads_the_runs(built_book):
 
 
 @pytest.mark.parametrize(
-    "rung", [LADDER["layernorm"], byte_pairs()[f"BPE {COMPARED_BPE}"]], ids=["characters", "BPE"]
+    "rung",
+    [LADDER["layernorm"], byte_pairs()[f"BPE {COMPARED_BPE}"], POEMS],
+    ids=["characters", "BPE", "Tang poems"],
 )
 def test_a_readers_kernel_loads_the_built_run_from_the_served_site(
     built_book, monkeypatch, tmp_path, capsys, rung
