@@ -16,7 +16,7 @@ from selfattn.sampling import Sampling
 from tests.helpers import chapter, source_shown_wrongly
 
 PAGE = "tang-poems"
-SHOWN = [Poem.couplets, anatomy.vocabulary_parameters, verse.attention_by_offset, verse.write]
+SHOWN = [Poem.couplets, anatomy.vocabulary_parameters, verse.attention_from_last_line, verse.write]
 EDITIONS = ["", "zh"]
 pytestmark = pytest.mark.book
 
