@@ -1,4 +1,4 @@
-"""The poem's form, poems written in it, and attention measured by distance in a quatrain."""
+"""The poem's form, poems written in it, and where attention looks from a quatrain's last line."""
 
 from __future__ import annotations
 
