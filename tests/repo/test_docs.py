@@ -97,3 +97,16 @@ def test_the_readme_budgets_are_the_ones_build_time_holds():
         stated = {f"{seconds:g} s", f"{seconds / 60:g} min"}
         assert row[1] in stated, f"README: {step} within {row[1]}, build_time: within {seconds:g} s"
         assert row[2], f"README: {step} has no last measured figure"
+
+
+def test_the_readme_names_every_module_of_the_package():
+    """The list of the package's modules in the README leaves none out, and names none that is gone."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = text.split("The package's modules (`code/selfattn/`)", 1)[1].split("\n\n", 2)[1]
+    package = ROOT / "code" / "selfattn"
+    modules = {path.stem for path in package.glob("*.py") if not path.stem.startswith("__")}
+    named = set(re.findall(r"`(\w+)`", listed))
+    described = set(re.findall(r"`(\w+)`\s+\(", listed))  # a module's name, then what it holds
+    assert sorted(modules - named) == [], "modules the README's list leaves out"
+    assert sorted(described - modules) == [], "names in the README's list that are no module"
+    assert (package / "figures").is_dir() and "`figures/`" in listed
