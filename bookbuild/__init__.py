@@ -4,6 +4,7 @@ the paths and settings they share.
 - ``bookbuild.execute``: every chapter run into the execution cache, one per core, the book's
   runs trained first;
 - ``bookbuild.build``: ``jupyter-book build`` for one edition and format, after the chapters ran;
+- ``bookbuild.optimize``: the written site made lighter for a reader's browser (``build``'s last step);
 - ``bookbuild.catalogs``: the Chinese edition's message catalogs, refreshed and checked;
 - ``bookbuild.check_determinism``: every chapter executed again and compared with the build.
 
