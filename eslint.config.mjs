@@ -1,5 +1,5 @@
 // The book's JavaScript, in one dialect: ES2020, const/let only, arrow functions for callbacks,
-// double quotes. The two browser scripts run as classic scripts (each wraps itself in a
+// double quotes. The four browser scripts run as classic scripts (each wraps itself in a
 // strict-mode function); the build's scripts (_ext/content/katex_render.js, which renders the math, and
 // bookbuild/unused_rules.js, which trims the style bundles) are Node.js CommonJS scripts, strict as a whole.
 // tests/repo/test_quality.py runs ESLint from node_modules/, which npm ci installs from package-lock.json.
@@ -30,7 +30,12 @@ export default [
   js.configs.recommended,
   // the site's scripts, in the browser
   dialect(
-    ["code/selfattn/figures/figures.js", "_ext/content/live_code_static/live-code.js"],
+    [
+      "code/selfattn/figures/figures.js",
+      "_ext/content/live_code_static/live-code.js",
+      "_static/lazy-sections.js",
+      "_ext/editions/chinese_search.js",
+    ],
     "script",
     globals.browser,
     "function",

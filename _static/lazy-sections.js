@@ -2,9 +2,8 @@
 // keyboard can scroll it (pydata-sphinx-theme's addTabStopsToScrollableElements), and -1 to the
 // rest. A collapsed solution (any folded admonition) is not laid out then (lazy-sections.css), so
 // nothing in it scrolls. When one opens, each block in it is measured the theme's way.
-"use strict";
-
 (() => {
+  "use strict";
   const SCROLLABLE = "pre, .cell_output > .output, .pst-scrollable-table-container";
 
   const opened = (changes) => {

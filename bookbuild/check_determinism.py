@@ -95,7 +95,7 @@ class Report:
 
 
 def chapters() -> list[Path]:
-    """Every chapter in the table of contents that has code cells."""
+    """Every page in ``book/`` that has code cells: the chapters that execute."""
     return [path for path in sorted(BOOK.glob("*.md")) if "```{code-cell}" in path.read_text("utf-8")]
 
 

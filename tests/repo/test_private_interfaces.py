@@ -13,11 +13,14 @@ from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
+import ipykernel.zmqshell
+import IPython.core.interactiveshell
 import myst_nb.core.render
 import myst_nb.core.variables
 import myst_nb.sphinx_
 import pydata_sphinx_theme
 import pytest
+import sphinx
 import sphinx.builders.html
 import sphinx.environment
 import sphinx.events
@@ -82,6 +85,13 @@ def in_source(module, *parts: str) -> bool:
     return all(part in source for part in parts)
 
 
+def searchtools() -> str:
+    """Sphinx's search script, as the site ships it."""
+    return (Path(sphinx.__file__).parent / "themes" / "basic" / "static" / "searchtools.js").read_text(
+        "utf-8"
+    )
+
+
 def thebe_handlers() -> set[str]:
     """The names of the sphinx-thebe handlers the book disconnects."""
     return {handler.__name__ for handler in live_code.SPHINX_THEBE_HANDLERS}
@@ -105,6 +115,17 @@ STILL_THERE: dict[str, Callable[[], bool]] = {
         {"n", "p"} <= {token for _, token, _ in TOKEN_RULE.findall(get_pygments_stylesheet(*code_styles()))}
     ),
     "profiler memory records": memory_records_held,
+    "search index": lambda: all(
+        part in searchtools()
+        for part in ('if (typeof splitQuery === "undefined")', "Search._index = index", "titleterms")
+    ),
+    "kernel traceback": lambda: (
+        in_source(
+            IPython.core.interactiveshell.InteractiveShell.showtraceback,
+            "self._showtraceback(etype, value, stb)",
+        )
+        and "_showtraceback" in vars(ipykernel.zmqshell.ZMQInteractiveShell)
+    ),
     "theme head": lambda: (
         "_static/scripts/fontawesome.js" in theme_template("static/webpack-macros.html")
         and "document.documentElement.dataset.theme = " in theme_template("layout.html")

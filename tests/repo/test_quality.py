@@ -1,5 +1,5 @@
 """Code and prose quality as tests, so CI enforces them: ruff lint and format on the Python, ESLint on
-the JavaScript (two browser scripts, and the build's KaTeX render script), and a spell check."""
+the JavaScript (the four browser scripts, and the build's two Node.js scripts), and a spell check."""
 
 from __future__ import annotations
 
@@ -14,6 +14,8 @@ PYTHON = ["code", "tests", "benchmarks", "bookbuild", "tools", "_ext"]
 JAVASCRIPT = [
     "code/selfattn/figures/figures.js",
     "_ext/content/live_code_static/live-code.js",
+    "_static/lazy-sections.js",
+    "_ext/editions/chinese_search.js",
     "_ext/content/katex_render.js",
     "bookbuild/unused_rules.js",
 ]
