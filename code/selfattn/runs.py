@@ -12,7 +12,7 @@ from selfattn.config import DATA_FIELDS, RECIPE_FIELDS, TrainConfig
 from selfattn.registry import UNUSED
 from selfattn.settings import listing
 
-# "The bigram model": one table lookup per character.
+# "The bigram ceiling": one table lookup per character.
 BIGRAM = TrainConfig(learning_rate=1e-2, max_iters=3000, eval_interval=300)
 
 # Part II: token and position embeddings and one causal head, n_embd = head_size = 32.

@@ -1,4 +1,4 @@
-"""What "The bigram model", "Self-attention in six steps", "The attention language model" and
+"""What "The bigram ceiling", "Self-attention in six steps", "The attention language model" and
 "Parameters vs intermediates" claim, checked on the package's real models and on the built pages."""
 
 from __future__ import annotations
