@@ -48,7 +48,7 @@ define need_debs
 endef
 
 # Trained runs are kept here and shared by the HTML build, the PDF build and the tests
-# (selfattn/cache.py); the key covers the config, the data and the model and training source.
+# (selfattn/run_cache.py); the key covers the config, the data and the model and training source.
 RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
 # jupyter-book build, with the chapters executed on every core first (bookbuild/build.py)
 BUILD    := $(RUNS) $(BIN)/python -m bookbuild.build -W -n --keep-going

@@ -59,7 +59,7 @@ print(json.dumps({"val": history.final_val, "seconds": history.seconds,
 
 def measure(setting: str, run: str, seed: int) -> dict:
     """Train one run in a fresh process under ``setting``; its val loss, time and ATen kernels."""
-    env = {**os.environ, "SELFATTN_NO_CACHE": "1"}
+    env = {**os.environ, "SELFATTN_NO_RUN_CACHE": "1"}
     for name, value in SETTINGS[setting].items():
         env.pop(name, None)
         if value:

@@ -77,13 +77,10 @@ def _resolves(host: str) -> bool:
 def binder_environment(python: Path, runs_url: str) -> dict[str, str]:
     """A reader's environment on Binder: the venv first on PATH, a home of its own, no build's run
     cache, the published runs at ``runs_url``."""
-    leave_out = {
-        "SELFATTN_RUN_CACHE",
-        "SELFATTN_CACHE",
-        "SELFATTN_NO_CACHE",
-        "TIKTOKEN_CACHE_DIR",
-        "PYTHONPATH",
-    }
+    from selfattn.data import DOWNLOAD_CACHE_ENV
+    from selfattn.run_cache import OFF_ENV, OLD_OFF_ENV, RUN_CACHE_ENV
+
+    leave_out = {RUN_CACHE_ENV, DOWNLOAD_CACHE_ENV, OFF_ENV, OLD_OFF_ENV, "TIKTOKEN_CACHE_DIR", "PYTHONPATH"}
     env = {name: value for name, value in os.environ.items() if name not in leave_out}
     env.update(HOME=str(HOME), SELFATTN_RUNS_URL=runs_url, VIRTUAL_ENV=str(python.parent.parent))
     env["PATH"] = os.pathsep.join([str(python.parent), env["PATH"]])
@@ -139,7 +136,7 @@ def run_page(path: Path) -> dict:
             )
     notebook = nbformat.v4.new_notebook()
     notebook.cells = [nbformat.v4.new_code_cell(setup), *code]
-    from selfattn.cache import cache_folder
+    from selfattn.run_cache import cache_folder
 
     kept = set(cache_folder().glob("*.pt"))  # the kernel's cache: each run it fetches or trains lands here
     client = NotebookClient(notebook, timeout=1800, kernel_name="python3", record_timing=True)
@@ -161,14 +158,14 @@ def run_page(path: Path) -> dict:
 
 def fetch_everything(runs_url: str) -> dict:
     """Fetch every published run into an empty cache and read each: seconds, runs, bytes."""
-    from selfattn import cache, published
+    from selfattn import published, run_cache
 
     with tempfile.TemporaryDirectory() as empty:
         folder = Path(empty) / "runs"
         start = time.perf_counter()
         fetched = published.fetch_all(folder, runs_url)
         for file in folder.glob("*.pt"):
-            cache.read(file)
+            run_cache.read(file)
         seconds = time.perf_counter() - start
         size = sum(file.stat().st_size for file in folder.glob("*.pt"))
     return {"seconds": seconds, "runs": fetched, "bytes": size}

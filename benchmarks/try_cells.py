@@ -23,12 +23,12 @@ import jupytext
 import nbformat
 from nbclient import NotebookClient
 
-from bookbuild import CELL_TIMEOUT, ROOT, RUNS
-from selfattn.cache import CACHE_ENV
+from bookbuild import BUILD_RUNS, CELL_TIMEOUT, ROOT
+from selfattn.run_cache import RUN_CACHE_ENV
 from selfattn.runs import TRY_SECONDS
 
 TRY_MARK = "# Hyperparameters:"
-TRAIN_FOR_REAL = 'import os\nos.environ["SELFATTN_NO_CACHE"] = "1"'
+TRAIN_FOR_REAL = 'import os\nos.environ["SELFATTN_NO_RUN_CACHE"] = "1"'
 
 
 def chapters_with_try_cells() -> list[Path]:
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("chapters", nargs="*", help="chapter names (default: every chapter with a try cell)")
     args = parser.parse_args(argv)
     paths = [ROOT / "book" / f"{name}.md" for name in args.chapters] or chapters_with_try_cells()
-    os.environ.setdefault(CACHE_ENV, str(RUNS))
+    os.environ.setdefault(RUN_CACHE_ENV, str(BUILD_RUNS))
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # the kernels inherit one core
     over = 0
     print(f"{'chapter':<26}{'seconds':>9}{'budget':>9}")

@@ -23,9 +23,9 @@ _SETTINGS = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
 EXECUTE = _SETTINGS["execute"]
 # How long one cell may run, and whether a cell may fail, as the book's build allows.
 CELL_TIMEOUT, ALLOW_ERRORS = EXECUTE["timeout"], EXECUTE["allow_errors"]
-# The build's run cache (selfattn/cache.py): every chapter, test and benchmark that trains shares
+# The build's run cache (selfattn/run_cache.py): every chapter, test and benchmark that trains shares
 # it, and make site publishes the runs in it with the site (selfattn/published.py).
-RUNS = ROOT / "_build" / "runs"
+BUILD_RUNS = ROOT / "_build" / "runs"
 # The gettext build (`make translations`): the English messages, extracted with their own doctrees.
 MESSAGES = ROOT / "_build" / "messages"
 # The chapters' text alone, extracted without executing the book (``bookbuild.catalogs current``).

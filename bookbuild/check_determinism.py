@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from bookbuild import CELL_TIMEOUT, ROOT, RUNS
-from selfattn.cache import CACHE_ENV
+from bookbuild import BUILD_RUNS, CELL_TIMEOUT, ROOT
+from selfattn.run_cache import RUN_CACHE_ENV
 
 BOOK = ROOT / "book"
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -315,7 +315,7 @@ def run_once(path: str) -> tuple[str, float, str, str]:
     import nbformat
 
     os.environ["OMP_NUM_THREADS"] = "1"  # this worker's kernel: one torch thread
-    os.environ.setdefault(CACHE_ENV, str(RUNS))  # as the build trained
+    os.environ.setdefault(RUN_CACHE_ENV, str(BUILD_RUNS))  # as the build trained
     start = time.perf_counter()
     try:
         nb = execute(Path(path))

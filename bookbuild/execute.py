@@ -10,9 +10,9 @@ code cells are cached already is not run again. The build then reads the outputs
 (``execute_notebooks: cache``) and runs nothing itself.
 
 Jupyter-cache keys a notebook by its code cells, not by the package they import; so when the
-package's code changed since the last run (:func:`selfattn.cache.code_digest`), every chapter
+package's code changed since the last run (:func:`selfattn.run_cache.code_digest`), every chapter
 runs again. Two chapters that need the same trained model do not both train it: the run cache
-lets one train while the other waits (``selfattn.cache.claimed``). So that no chapter holds a
+lets one train while the other waits (``selfattn.run_cache.claimed``). So that no chapter holds a
 core while it waits, a build of the whole book trains the runs its chapters train in full
 (:func:`selfattn.runs.book_runs`) first, in the same processes, the largest first.
 
@@ -38,11 +38,11 @@ from jupyter_cache.executors import load_executor
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx_external_toc.parsing import parse_toc_yaml
 
-from bookbuild import ALLOW_ERRORS, CELL_TIMEOUT, ROOT, RUNS
-from selfattn.cache import CACHE_ENV, cache_folder, code_digest, every_module, has, run_key
+from bookbuild import ALLOW_ERRORS, BUILD_RUNS, CELL_TIMEOUT, ROOT
 from selfattn.corpus import load_corpus
 from selfattn.registry import make_model
-from selfattn.runs import Rung, book_runs
+from selfattn.run_cache import RUN_CACHE_ENV, cache_folder, code_digest, every_module, has, run_key
+from selfattn.runs import Run, book_runs
 from selfattn.training import fit
 
 CACHE = ROOT / "_build" / ".jupyter_cache"
@@ -72,14 +72,14 @@ def _run(cache_dir: Path, pk: int) -> tuple[int, str, float]:
     return pk, outcome, time.perf_counter() - start
 
 
-def _train(rung: Rung) -> float:
+def _train(rung: Run) -> float:
     """Train ``rung`` into the run cache (in a process of its own); the seconds it took."""
     start = time.perf_counter()
     fit(rung.kind, rung.config)
     return time.perf_counter() - start
 
 
-def untrained_runs() -> dict[str, Rung]:
+def untrained_runs() -> dict[str, Run]:
     """The book's runs that the run cache lacks, by the work their training does, largest first.
 
     Empty when the run cache is off: then each chapter trains what it needs itself.
@@ -88,7 +88,7 @@ def untrained_runs() -> dict[str, Rung]:
     if folder is None:
         return {}
 
-    def work(rung: Rung) -> int:  # steps x positions per step x parameters
+    def work(rung: Run) -> int:  # steps x positions per step x parameters
         vocab_size = rung.config.bpe_vocab or load_corpus(rung.config.corpus).tokenizer.vocab_size
         model = make_model(rung.kind, vocab_size, rung.config)
         positions = rung.config.batch_size * rung.config.block_size
@@ -110,7 +110,7 @@ def execute(
     They are trained into the build's run cache (``SELFATTN_RUN_CACHE``, by default ``_build/runs``),
     never a reader's, which would fetch the published runs: the build trains what it shows.
     """
-    os.environ.setdefault(CACHE_ENV, str(RUNS))
+    os.environ.setdefault(RUN_CACHE_ENV, str(BUILD_RUNS))
     cache, digest = get_cache(cache_dir), code_digest(every_module())
     stamp = cache_dir.with_name(STAMP_NAME)
     if not stamp.is_file() or stamp.read_text() != digest:

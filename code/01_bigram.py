@@ -3,9 +3,8 @@
 python code/01_bigram.py [--max-iters 3000] [--learning-rate 1e-2] ...
 """
 
-from selfattn import BIGRAM
 from selfattn.cli import main
-from selfattn.runs import Rung
+from selfattn.runs import PART_II
 
 if __name__ == "__main__":
-    main({"bigram": Rung("bigram", BIGRAM, "a table of next-character scores")}, __doc__)
+    main({"bigram": PART_II["bigram"]}, __doc__)

@@ -4,9 +4,8 @@ model"): val loss about 2.40.
 python code/02_attention.py [--max-iters 5000] [--n-embd 32] [--head-size 32] ...
 """
 
-from selfattn import ATTENTION
 from selfattn.cli import main
-from selfattn.runs import Rung
+from selfattn.runs import PART_II
 
 if __name__ == "__main__":
-    main({"attention": Rung("attention", ATTENTION, "one causal self-attention head")}, __doc__)
+    main({"attention": PART_II["attention"]}, __doc__)

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from bookbuild import ROOT, RUNS
-from selfattn.cache import CACHE_ENV
+from bookbuild import BUILD_RUNS, ROOT
+from selfattn.run_cache import RUN_CACHE_ENV
 from tests.helpers import FIGURE_BIGRAM, FIGURE_RUN, HTML, PDF, PDF_ZH
 
-# Trained runs are shared with the book's build, as `make test` does (selfattn/cache.py).
-os.environ.setdefault(CACHE_ENV, str(RUNS))
+# Trained runs are shared with the book's build, as `make test` does (selfattn/run_cache.py).
+os.environ.setdefault(RUN_CACHE_ENV, str(BUILD_RUNS))
 
 # Set by `make test` and the tier targets once make has built the book: the fixtures take the
 # output in _build as this checkout's and build nothing.

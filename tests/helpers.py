@@ -21,7 +21,7 @@ from packaging.utils import canonicalize_name
 from _ext.content.katex_math import node_binary
 from _ext.editions.translation.figure_words import map_texts
 from bookbuild import ROOT, built_pdf
-from selfattn import History, TrainConfig, cache, fit, published
+from selfattn import History, TrainConfig, fit, published, run_cache
 
 HTML = ROOT / "_build" / "html"
 # The PDF editions, where make pdf builds them (bookbuild.build_pdf).
@@ -65,7 +65,7 @@ class Published:
 
     @property
     def runs(self) -> Path:
-        return self.site / published.RUNS
+        return self.site / published.RUNS_FOLDER
 
     def manifest(self) -> dict:
         return json.loads((self.runs / published.MANIFEST).read_text())
@@ -77,16 +77,25 @@ class Published:
         (self.runs / published.MANIFEST).write_text(json.dumps(data))
 
 
+def keep_runs_in(monkeypatch: pytest.MonkeyPatch, folder: Path | None) -> None:
+    """Turn the run cache on, kept in ``folder`` (None: the reader's own cache, as in a notebook)."""
+    if folder is None:
+        monkeypatch.delenv(run_cache.RUN_CACHE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(run_cache.RUN_CACHE_ENV, str(folder))
+    for off in (run_cache.OFF_ENV, run_cache.OLD_OFF_ENV):
+        monkeypatch.delenv(off, raising=False)
+
+
 def publish_a_run(folder: Path, monkeypatch: pytest.MonkeyPatch, config: TrainConfig) -> Published:
     """Train an attention model with ``config`` into ``folder/build-runs`` and publish it into
     ``folder/site``; the environment is left pointing at that build's run cache."""
     build = folder / "build-runs"
-    monkeypatch.setenv(cache.CACHE_ENV, str(build))
-    monkeypatch.delenv(cache.OFF_ENV, raising=False)
+    keep_runs_in(monkeypatch, build)
     model, history = fit("attention", config)
     site = folder / "site"
-    published.publish(build, site / published.RUNS, commit="test")
-    return Published(site, model, history, cache.run_key("attention", config))
+    published.publish(build, site / published.RUNS_FOLDER, commit="test")
+    return Published(site, model, history, run_cache.run_key("attention", config))
 
 
 def reader_environment() -> dict[str, str]:

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import IO
 
 from _ext.content.live_code import SERVER_INFO_ENV
-from bookbuild import ROOT, RUNS
-from selfattn.cache import CACHE_ENV
+from bookbuild import BUILD_RUNS, ROOT
+from selfattn.run_cache import RUN_CACHE_ENV
 from tools.serve import SERVER_INFO, serve
 
 
@@ -110,8 +110,8 @@ def jupyter_server(
             "JUPYTER_DATA_DIR": f"{private}/data",
             "IPYTHONDIR": f"{private}/ipython",
         }
-        env.pop(CACHE_ENV, None)
-        env.update({CACHE_ENV: str(runs)} if runs else {})
+        env.pop(RUN_CACHE_ENV, None)
+        env.update({RUN_CACHE_ENV: str(runs)} if runs else {})
         command = [
             sys.executable, "-m", "jupyter_server",
             "--ServerApp.ip=127.0.0.1",
@@ -140,7 +140,7 @@ def jupyter_server(
 
 def local_runs() -> Path | None:
     """The build's run cache when a build has trained into it, else None."""
-    return RUNS if any(RUNS.glob("*.pt")) else None
+    return BUILD_RUNS if any(BUILD_RUNS.glob("*.pt")) else None
 
 
 def main(argv: list[str] | None = None) -> None:

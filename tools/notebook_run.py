@@ -23,7 +23,9 @@ from pathlib import Path
 import torch
 
 from bookbuild import ROOT
+from selfattn.data import DOWNLOAD_CACHE_ENV
 from selfattn.language import languages, translations
+from selfattn.run_cache import OFF_ENV, OLD_OFF_ENV, RUN_CACHE_ENV
 from tools.serve import serve
 
 KERNEL_PACKAGES = ("ipykernel", "nbclient")  # what a notebook needs to run, as Jupyter and Colab have
@@ -86,10 +88,8 @@ def run(notebook: Path, python: Path, runs: Path | None, work: Path) -> Ran:
     book = from_checkout(json.loads(notebook.read_text(encoding="utf-8")))
     source, done = work / notebook.name, work / f"ran-{notebook.name}"
     source.write_text(json.dumps(book), encoding="utf-8")
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("SELFATTN_RUN_CACHE", "SELFATTN_NO_CACHE"))
-    }
-    env["SELFATTN_CACHE"] = str(work / "cache")  # the reader's own download and run cache
+    env = {k: v for k, v in os.environ.items() if k not in (RUN_CACHE_ENV, OFF_ENV, OLD_OFF_ENV)}
+    env[DOWNLOAD_CACHE_ENV] = str(work / "cache")  # the reader's own download and run cache
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     start = time.perf_counter()
     with serve(runs) if runs else contextlib.nullcontext() as server:

@@ -95,7 +95,9 @@ def site_size(site: Path, edition: str = "") -> tuple[int, int]:
     offline or to run, not to read."""
     root = site / edition
     left_out = {NOTEBOOKS} | (
-        {published.RUNS, *(name for name in EDITION_FOLDERS if name != edition)} if not edition else set()
+        {published.RUNS_FOLDER, *(name for name in EDITION_FOLDERS if name != edition)}
+        if not edition
+        else set()
     )
     files = [
         path

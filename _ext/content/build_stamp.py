@@ -1,6 +1,6 @@
 """Which edition a reader holds: the book's version, the day it was built and its commit.
 
-The site's footer and the PDF's title page both say it, e.g. "Version 0.1.0, built 30 November
+The site's footer and the PDF's title page both say it, e.g. "Version 0.2.0, built 30 November
 2026 from commit 3f2a9c1". The version is the ``selfattn`` package's (``pyproject.toml``); the day
 is ``SOURCE_DATE_EPOCH`` when set (reproducible builds), else today (UTC); the commit is the
 checkout's ``HEAD``, linked to the repository named in ``_config.yml``.

@@ -13,7 +13,7 @@ from typing import Any
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-from selfattn.cache import code_digest, every_module
+from selfattn.run_cache import code_digest, every_module
 
 
 def _configure(app: Sphinx, config: Config) -> None:

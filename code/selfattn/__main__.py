@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from selfattn import cache, doctor, published
+from selfattn import doctor, published, run_cache
 from selfattn.language import say
 
 
@@ -33,27 +33,27 @@ def parser() -> argparse.ArgumentParser:
 
 def publish_runs(runs: Path, site: Path) -> None:
     """The runs this code trained in ``runs``, published in the site ``site``."""
-    done = published.publish(runs, site / published.RUNS, doctor.commit())
+    done = published.publish(runs, site / published.RUNS_FOLDER, doctor.commit())
     size = done.total_bytes() / 1e6
     print(
         say(
             "{runs} trained runs ({size:.1f} MB) published in {folder}.",
             runs=len(done.runs),
             size=size,
-            folder=site / published.RUNS,
+            folder=site / published.RUNS_FOLDER,
         )
     )
 
 
 def fetch_runs() -> None:
     """Every published run of this code into the run cache, or one line on why none is fetched."""
-    folder, url = cache.cache_folder(), published.address()
+    folder, url = run_cache.cache_folder(), published.address()
     if folder is None or url is None:  # said, not failed: Binder's image builds on without the runs
         print(
             say(
                 "No published runs fetched: {off}, {cache} or {url}= said not to.",
-                off=cache.OFF_ENV,
-                cache=cache.CACHE_ENV,
+                off=run_cache.OFF_ENV,
+                cache=run_cache.RUN_CACHE_ENV,
                 url=published.URL_ENV,
             )
         )

@@ -49,7 +49,8 @@ def merge(ids: list[int], pair: Pair, new: int) -> list[int]:
 def most_frequent(counts: dict[Pair, int]) -> Pair:
     """The pair with the highest count; of equal counts, the smallest pair (so ties are decided
     the same way on every machine, whatever order the counts were made in)."""
-    return min(counts, key=lambda pair: (-counts[pair], pair))
+    top = max(counts.values())
+    return min(pair for pair, count in counts.items() if count == top)
 
 
 def check_vocab_size(vocab_size: int, name: str = "vocab_size") -> None:
@@ -104,11 +105,12 @@ def train(text: str, vocab_size: int) -> dict[Pair, int]:
             ids = words[w]
             for old in pairwise(ids):  # take the word's pairs out, then put its new ones in
                 counts[old] -= times[w]
+                if not counts[old]:  # no word holds it any more
+                    del counts[old]
             words[w] = ids = merge(ids, pair, new)
             for now in pairwise(ids):
                 counts[now] += times[w]
                 holders[now].add(w)
-        counts = +counts  # drop the pairs no word holds any more
     return merges
 
 

@@ -20,8 +20,8 @@ from selfattn.corpus import load_corpus
 from selfattn.engine import DTYPES, Engine, World, start, stop
 from selfattn.errors import ConfigError, ReaderError
 from selfattn.language import say, words
-from selfattn.registry import LADDER_MODELS, UNUSED
-from selfattn.runs import Rung, describe
+from selfattn.registry import LADDER_MODELS, UNREAD
+from selfattn.runs import Run, describe
 from selfattn.settings import field_type
 from selfattn.tokenizers import CharTokenizer
 from selfattn.training import Progress, fit
@@ -93,7 +93,7 @@ def count(text: str) -> int:
     return number
 
 
-def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: str) -> argparse.Namespace:
+def parse_args(presets: dict[str, Run], argv: list[str] | None, description: str) -> argparse.Namespace:
     """``--preset`` (when there are several), then ``--field value`` for every config field.
 
     The fields' defaults are the chosen preset's, so ``--help`` shows them; the
@@ -107,7 +107,7 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
     if len(presets) > 1:
         lines = "\n".join(f"{name}: {rung.what}" for name, rung in presets.items())
         parser.add_argument("--preset", choices=list(presets), default=next(iter(presets)), help=lines)
-    flags = [f for f in fields(TrainConfig) if f.name not in UNUSED[chosen.kind]]
+    flags = [f for f in fields(TrainConfig) if f.name not in UNREAD[chosen.kind]]
     kinds = get_type_hints(TrainConfig)
     for f in flags:
         flag, meaning = "--" + f.name.replace("_", "-"), f.metadata["rule"].help
@@ -189,7 +189,7 @@ def parse_args(presets: dict[str, Rung], argv: list[str] | None, description: st
     return args
 
 
-def main(presets: dict[str, Rung], description: str, argv: list[str] | None = None) -> None:
+def main(presets: dict[str, Run], description: str, argv: list[str] | None = None) -> None:
     """Train the chosen preset with the flags in ``argv``, print the step log and a sample.
 
     Under ``torchrun`` every process trains its share of each batch (``selfattn.engine``); only

@@ -20,7 +20,7 @@ from selfattn.files import write_atomically
 from selfattn.language import say
 
 MIRROR_ENV = "SELFATTN_DATA_MIRROR"
-CACHE_ENV = "SELFATTN_CACHE"
+DOWNLOAD_CACHE_ENV = "SELFATTN_CACHE"
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ GPT2_VOCAB = Remote(
 def cache_dir() -> Path:
     """The folder downloads are kept in (``SELFATTN_CACHE`` or ``~/.cache/selfattn``)."""
     default = Path.home() / ".cache" / "selfattn"
-    return Path(os.environ.get(CACHE_ENV) or default).expanduser()
+    return Path(os.environ.get(DOWNLOAD_CACHE_ENV) or default).expanduser()
 
 
 def sha256_of(path: Path) -> str:

@@ -24,14 +24,14 @@ import torch
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from selfattn import cache, data, published
+from selfattn import data, published, run_cache
 from selfattn.arithmetic import PINNED, check
 from selfattn.language import LANGUAGE_ENV, language, say, words
 from selfattn.threads import ALL_CORES
 
 DISTRIBUTION = "selfattn"  # the package's name in pyproject.toml
 # The versions the book is built with: beside the package when it lies in the book's repository.
-LOCK = cache.PACKAGE.parents[1] / "requirements.lock"
+LOCK = run_cache.PACKAGE.parents[1] / "requirements.lock"
 LOCKED = re.compile(r"^([A-Za-z0-9._-]+)==(\S+)", re.M)  # a pinned line of the lock: name==version
 
 
@@ -39,7 +39,7 @@ def commit() -> str:
     """The checked-out commit of the repository this package lies in, or "" outside one."""
     try:
         done = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=cache.PACKAGE, capture_output=True, text=True, check=True
+            ["git", "rev-parse", "HEAD"], cwd=run_cache.PACKAGE, capture_output=True, text=True, check=True
         )
     except (OSError, subprocess.CalledProcessError):
         return ""
@@ -186,20 +186,20 @@ def _data() -> str:
 
 
 def _run_cache() -> str:
-    folder = cache.cache_folder()
-    if folder is None:
-        return say("off ({env}={value})", env=cache.OFF_ENV, value=os.environ.get(cache.OFF_ENV, ""))
-    return str(folder)
+    off = run_cache.turned_off()
+    if off:
+        return say("off ({env}={value})", env=off, value=os.environ[off])
+    return str(run_cache.cache_folder())
 
 
 def _published() -> str:
-    if cache.cache_folder() is None:
+    if run_cache.cache_folder() is None:
         return say("none fetched: the run cache is off")
     url = published.address()
     if url is None:
         return say(
             "none fetched: {cache} makes the run cache a build's own, or {url} is set empty",
-            cache=cache.CACHE_ENV,
+            cache=run_cache.RUN_CACHE_ENV,
             url=published.URL_ENV,
         )
     return url

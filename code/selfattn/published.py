@@ -4,9 +4,9 @@ The build puts every run it trained into the site's ``runs/`` folder (:func:`pub
 manifest, ``manifest.json``: each run's key, file, size and SHA-256, and the provenance every key
 holds (data, torch, training code). When a run is missing from a reader's own cache,
 :func:`selfattn.fit` asks there (:func:`fetch`). The manifest must be what :func:`publish` writes,
-field for field, its keys of :func:`selfattn.cache.run_key`'s form and its files plain names in the
+field for field, its keys of :func:`selfattn.run_cache.run_key`'s form and its files plain names in the
 runs folder; the file must have the manifest's size and SHA-256, is read without running any of its
-code (:func:`selfattn.cache.read`), and must record that it is the run of the key asked for before
+code (:func:`selfattn.run_cache.read`), and must record that it is the run of the key asked for before
 it is kept. Each download ends within ``TIMEOUT`` plus its expected size at ``SLOWEST`` bytes a
 second, whatever the server sends. Anything wrong (no network, no answer in time, a malformed
 manifest, a missing key, a wrong hash, a file that is not a run or not this key's run) costs one
@@ -17,7 +17,7 @@ fetches: the build trains what it shows.
     python -m selfattn publish-runs RUNS SITE      # the runs in RUNS, as SITE/runs
 
 ``SELFATTN_RUNS_URL`` names another place to fetch from (a folder served over HTTP); set empty,
-it turns fetching off. ``SELFATTN_NO_CACHE=1`` turns the cache off, and fetching with it.
+it turns fetching off. ``SELFATTN_NO_RUN_CACHE=1`` turns the cache off, and fetching with it.
 """
 
 from __future__ import annotations
@@ -41,22 +41,22 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from selfattn import cache
+from selfattn import run_cache
 from selfattn.config import TrainConfig
 from selfattn.files import write_atomically
 from selfattn.language import say
 
 # Where the book is published: _config.yml's html.baseurl (tests/unit/test_published.py holds
-# the two equal). Its runs are in the folder RUNS under it.
+# the two equal). Its runs are in the folder RUNS_FOLDER under it.
 SITE = "https://selfattn-book.github.io/self-attention-from-scratch/"
-RUNS = "runs"
+RUNS_FOLDER = "runs"
 MANIFEST = "manifest.json"
 URL_ENV = "SELFATTN_RUNS_URL"
 TIMEOUT = 5.0  # seconds a request may wait for the server before the run trains instead
 MANIFEST_MOST = 1 << 22  # bytes a manifest may have (the book's is about 30 kB)
 SLOWEST = 100_000  # bytes a second below which a download is given up
 CHUNK = 1 << 16  # the most bytes one read takes (it takes what has arrived)
-KEY = re.compile(r"[0-9a-f]{32}")  # what cache.run_key makes: a file name in the reader's cache
+KEY = re.compile(r"[0-9a-f]{32}")  # what run_cache.run_key makes: a file name in the reader's cache
 FILE_NAME = re.compile(r"[\w-][\w.-]*", re.ASCII)  # a file in the runs folder: no folder, no "..", no "?"
 
 
@@ -77,7 +77,7 @@ class Entry:
 
 @dataclass(frozen=True)
 class Manifest:
-    """The published runs and the provenance every one of their keys holds (cache.provenance)."""
+    """The published runs and the provenance every one of their keys holds (run_cache.provenance)."""
 
     provenance: dict[str, str]
     commit: str  # the commit built, or "" when unknown
@@ -90,9 +90,9 @@ class Manifest:
 def address() -> str | None:
     """Where published runs are fetched from (a URL ending in "/"), or None when nothing is fetched:
     the run cache is a build's own, or ``SELFATTN_RUNS_URL`` is set empty."""
-    if os.environ.get(cache.CACHE_ENV):
+    if os.environ.get(run_cache.RUN_CACHE_ENV):
         return None
-    url = os.environ.get(URL_ENV, SITE + RUNS + "/")
+    url = os.environ.get(URL_ENV, SITE + RUNS_FOLDER + "/")
     return url.rstrip("/") + "/" if url else None
 
 
@@ -180,7 +180,7 @@ def _parse(text: bytes, url: str) -> Manifest:
 
 
 def _entry(key: str, data: object) -> Entry:
-    """The entry ``data`` of the run ``key``, if the key is of :func:`cache.run_key`'s form (it
+    """The entry ``data`` of the run ``key``, if the key is of :func:`run_cache.run_key`'s form (it
     names a file in the reader's cache), the file a plain name in the runs folder and the size
     0 or more; otherwise ValueError."""
     if not KEY.fullmatch(key):
@@ -211,11 +211,13 @@ def _check(holds: bool, where: str) -> None:
 def _made_key(run: dict, provenance: dict[str, str] | None = None) -> str | None:
     """The key here of ``run`` by its own record of how it was made (``made_by``): its kind and
     config, if the provenance it records is ``provenance`` (by default this code's,
-    :func:`cache.made_by`); otherwise None."""
+    :func:`run_cache.made_by`); otherwise None."""
     made = run.get("made_by")
     try:
         kind, config = made["kind"], TrainConfig(**made["config"])
-        return cache.run_key(kind, config) if made == cache.made_by(kind, config, provenance) else None
+        return (
+            run_cache.run_key(kind, config) if made == run_cache.made_by(kind, config, provenance) else None
+        )
     except (TypeError, KeyError, ValueError):  # no record, or not one this code reads
         return None
 
@@ -224,14 +226,14 @@ def _published_entry(published: Manifest, key: str) -> Entry | None:
     """The published run of ``key``; or, when the runs were made by this code and data with another
     torch (a notebook on Colab has its own), the one of the same kind and config: its weights are
     the book's, which the reader's torch loads as they are."""
-    here = cache.provenance()
+    here = run_cache.provenance()
     if {**published.provenance, "torch": here["torch"]} != here:  # other code or data
         return None
     if key in published.runs:
         return published.runs[key]
     for entry in published.runs.values():
         try:
-            if cache.run_key(entry.kind, TrainConfig(**entry.config), made=here) == key:
+            if run_cache.run_key(entry.kind, TrainConfig(**entry.config), made=here) == key:
                 return entry
         except TypeError:  # a config this code does not read
             continue
@@ -268,10 +270,10 @@ def fetch(key: str, folder: Path, url: str | None = None) -> dict | None:
                 )
             )
         try:
-            run = cache.read(io.BytesIO(payload))
-        except cache.UNREADABLE as err:
+            run = run_cache.read(io.BytesIO(payload))
+        except run_cache.UNREADABLE as err:
             raise Unavailable(
-                say("{url} was refused unread: {why}", url=url + entry.file, why=cache.unreadable(err))
+                say("{url} was refused unread: {why}", url=url + entry.file, why=run_cache.unreadable(err))
             ) from None
         if _made_key(run, published.provenance) != key:
             raise Unavailable(
@@ -288,8 +290,8 @@ def fetch(key: str, folder: Path, url: str | None = None) -> dict | None:
             flush=True,
         )
         return None
-    write_atomically(cache.path(folder, key), lambda file: file.write(payload))
-    ours = cache.provenance()["torch"]
+    write_atomically(run_cache.path(folder, key), lambda file: file.write(payload))
+    ours = run_cache.provenance()["torch"]
     theirs = published.provenance.get("torch", ours)
     print(
         say(
@@ -322,7 +324,7 @@ def fetch_all(folder: Path, url: str) -> int:
     except Unavailable as why:
         print(say("No published runs fetched: {why}. Live pages will train the runs they need.", why=why))
         return 0
-    if published.provenance != cache.provenance():
+    if published.provenance != run_cache.provenance():
         print(
             say(
                 "The runs at {url} were made by another version of the book's code (commit {commit}): "
@@ -340,7 +342,7 @@ def fetch_all(folder: Path, url: str) -> int:
         return 0
     fetched = 0
     for key in published.runs:
-        if cache.has(folder, key) or fetch(key, folder, url) is not None:
+        if run_cache.has(folder, key) or fetch(key, folder, url) is not None:
             fetched += 1
     size = published.total_bytes() / 1e6
     print(
@@ -364,8 +366,8 @@ def publish(runs: Path, target: Path, commit: str = "") -> Manifest:
     entries = {}
     for file in sorted(runs.glob("*.pt")):
         try:
-            run = cache.read(file)
-        except cache.UNREADABLE:
+            run = run_cache.read(file)
+        except run_cache.UNREADABLE:
             continue
         if _made_key(run) != file.stem:
             continue
@@ -373,7 +375,7 @@ def publish(runs: Path, target: Path, commit: str = "") -> Manifest:
         shutil.copyfile(file, target / file.name)
         digest = hashlib.sha256(file.read_bytes()).hexdigest()
         entries[file.stem] = Entry(file.name, file.stat().st_size, digest, made["kind"], made["config"])
-    published = Manifest(cache.provenance(), commit, entries)
+    published = Manifest(run_cache.provenance(), commit, entries)
     text = json.dumps(asdict(published), indent=1, sort_keys=True) + "\n"
     (target / MANIFEST).write_text(text, encoding="utf-8")  # as the site's files: readable by a web server
     return published

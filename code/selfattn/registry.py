@@ -34,7 +34,7 @@ PLAIN = TrainConfig()  # every recipe field at its default: off
 PART_IV_ONLY = {"n_head", "n_layer", "dropout"}
 # The recipe's parts that change the model itself: only the complete GPT takes them.
 GPT_ONLY = {"init_std", "scale_residual_init", "tie_weights"}
-UNUSED = {
+UNREAD = {
     "bigram": {"n_embd", "head_size", *PART_IV_ONLY, *GPT_ONLY},
     "attention": PART_IV_ONLY | GPT_ONLY,
     **{kind: {"head_size", *GPT_ONLY} for kind in LADDER_MODELS if kind != "gpt"},
@@ -51,7 +51,7 @@ def make_model(kind: str, vocab_size: int, config: TrainConfig) -> LanguageModel
     """
     if kind not in MODELS:
         raise ConfigError(say("kind={kind!r}: choose one of {kinds}.", kind=kind, kinds=", ".join(MODELS)))
-    for name in sorted(UNUSED[kind] & GPT_ONLY):
+    for name in sorted(UNREAD[kind] & GPT_ONLY):
         if getattr(config, name) != getattr(PLAIN, name):
             raise ConfigError(
                 say("{name} changes the GPT only: use kind='gpt', or leave {name} unset.", name=name)

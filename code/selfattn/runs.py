@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 from selfattn.config import DATA_FIELDS, RECIPE_FIELDS, TrainConfig
-from selfattn.registry import UNUSED
+from selfattn.registry import UNREAD
 from selfattn.settings import listing
 
 # "The bigram ceiling": one table lookup per character.
@@ -36,19 +36,26 @@ def describe(kind: str, config: TrainConfig) -> str:
     shown = [
         f.name
         for f in fields(config)
-        if f.name not in UNUSED[kind]
+        if f.name not in UNREAD[kind]
         and (f.name not in when_set or getattr(config, f.name) != getattr(plain, f.name))
     ]
     return listing(config, shown)
 
 
 @dataclass(frozen=True)
-class Rung:
-    """One step of the ladder from one head to a GPT: which model, trained how."""
+class Run:
+    """One run the book trains: which model, trained how, and what it is for."""
 
     kind: str  # a name make_model knows
     config: TrainConfig
-    what: str  # what this rung adds, in a few words
+    what: str  # what this run adds or shows, in a few words
+
+
+# Part II's two models, as its scripts (code/01_bigram.py, code/02_attention.py) and chapters run them.
+PART_II = {
+    "bigram": Run("bigram", BIGRAM, "a table of next-character scores"),
+    "attention": Run("attention", ATTENTION, "one causal self-attention head"),
+}
 
 
 # Part IV's ladder: each rung adds one idea to the one before, on the same data with the same seed.
@@ -59,17 +66,17 @@ class Rung:
 # that first trains it ("multihead", "ffwd", "residual"), the complete GPT "gpt"; "deep-plain" is
 # the ffwd model three blocks deep.
 LADDER = {
-    "multihead": Rung("multihead", replace(ATTENTION, n_head=4), "four heads of 8 instead of one of 32"),
-    "ffwd": Rung("ffwd", replace(ATTENTION, n_head=4), "a feed-forward layer after attention"),
-    "deep-plain": Rung("ffwd", replace(ATTENTION, n_head=4, n_layer=3), "three blocks, stacked plainly"),
-    "residual": Rung("residual", replace(ATTENTION, n_head=4, n_layer=3), "residual connections"),
-    "layernorm": Rung("gpt", replace(ATTENTION, n_head=4, n_layer=3), "pre-norm LayerNorm and a final one"),
-    "small-gpt": Rung(
+    "multihead": Run("multihead", replace(ATTENTION, n_head=4), "four heads of 8 instead of one of 32"),
+    "ffwd": Run("ffwd", replace(ATTENTION, n_head=4), "a feed-forward layer after attention"),
+    "deep-plain": Run("ffwd", replace(ATTENTION, n_head=4, n_layer=3), "three blocks, stacked plainly"),
+    "residual": Run("residual", replace(ATTENTION, n_head=4, n_layer=3), "residual connections"),
+    "layernorm": Run("gpt", replace(ATTENTION, n_head=4, n_layer=3), "pre-norm LayerNorm and a final one"),
+    "small-gpt": Run(
         "gpt",
         replace(ATTENTION, block_size=32, n_embd=64, n_head=4, n_layer=4, dropout=0.1, eval_iters=50),
         "wider, deeper, a longer context, dropout",
     ),
-    "lecture": Rung(
+    "lecture": Run(
         "gpt",
         TrainConfig(
             batch_size=64,
@@ -128,7 +135,7 @@ def variant(config: TrainConfig, **changes) -> TrainConfig:
 TIED_AND_STARTED = RECIPE_PARTS["tied weights"] | RECIPE_PARTS["starting weights"]
 
 
-def ablation() -> dict[str, Rung]:
+def ablation() -> dict[str, Run]:
     """The LayerNorm rung plain, with each part of the recipe alone, tied weights with the
     starting weights, and the whole recipe, each with every seed of ``SEEDS``.
 
@@ -138,7 +145,7 @@ def ablation() -> dict[str, Rung]:
     layernorm = LADDER["layernorm"]
     parts = {"plain": {}, **RECIPE_PARTS, "tied + starting weights": TIED_AND_STARTED, "whole recipe": RECIPE}
     return {
-        f"{part}, seed {seed}": Rung(layernorm.kind, variant(layernorm.config, **settings, seed=seed), part)
+        f"{part}, seed {seed}": Run(layernorm.kind, variant(layernorm.config, **settings, seed=seed), part)
         for part, settings in parts.items()
         for seed in SEEDS
     }
@@ -149,14 +156,14 @@ def ablation() -> dict[str, Rung]:
 SPREAD_RUNGS = ("one-head", "multihead", "ffwd", "deep-plain", "residual", "layernorm")
 
 
-def seed_spread() -> dict[str, Rung]:
+def seed_spread() -> dict[str, Run]:
     """Each of ``SPREAD_RUNGS`` once per seed, named "<rung>, seed <seed>".
 
     Seed 1337 is the rung itself; the other seeds are read at their end only (``read_at_end``).
     """
-    rungs = {"one-head": Rung("attention", ATTENTION, "one causal head")} | LADDER
+    rungs = {"one-head": PART_II["attention"]} | LADDER
     return {
-        f"{name}, seed {seed}": Rung(
+        f"{name}, seed {seed}": Run(
             rungs[name].kind, variant(rungs[name].config, seed=seed), rungs[name].what
         )
         for name in SPREAD_RUNGS
@@ -168,8 +175,8 @@ def seed_spread() -> dict[str, Rung]:
 # loop (which tells what dropping dropout does alone). Evaluated twice as often as the ladder's,
 # so that the step at which each reaches the ladder's final loss shows.
 _SHORT_GPT = replace(LADDER["small-gpt"].config, dropout=0.0, max_iters=3000, eval_interval=250)
-RECIPE_GPT = Rung("gpt", replace(_SHORT_GPT, **RECIPE), "the small GPT with the whole recipe, no dropout")
-NO_DROPOUT_GPT = Rung("gpt", _SHORT_GPT, "the small GPT without dropout, plain loop")
+RECIPE_GPT = Run("gpt", replace(_SHORT_GPT, **RECIPE), "the small GPT with the whole recipe, no dropout")
+NO_DROPOUT_GPT = Run("gpt", _SHORT_GPT, "the small GPT without dropout, plain loop")
 
 
 # "From characters to byte pairs": the LayerNorm rung on byte-pair tokens of each size (256: the
@@ -179,19 +186,19 @@ BPE_VOCABS = (256, 512, 1024, 2048)
 COMPARED_BPE = 1024
 
 
-def byte_pairs() -> dict[str, Rung]:
+def byte_pairs() -> dict[str, Run]:
     """The LayerNorm rung on each of ``BPE_VOCABS``, named "BPE <size>", and on ``COMPARED_BPE``
     with the other seeds, "BPE <size>, seed <seed>" (read at their end only)."""
     layernorm = LADDER["layernorm"]
     sizes = {
-        f"BPE {size}": Rung(
+        f"BPE {size}": Run(
             layernorm.kind, replace(layernorm.config, bpe_vocab=size), f"{size} byte-pair tokens"
         )
         for size in BPE_VOCABS
     }
     compared = sizes[f"BPE {COMPARED_BPE}"]
     seeds = {
-        f"BPE {COMPARED_BPE}, seed {seed}": Rung(
+        f"BPE {COMPARED_BPE}, seed {seed}": Run(
             compared.kind, variant(compared.config, seed=seed), compared.what
         )
         for seed in SEEDS[1:]
@@ -202,34 +209,30 @@ def byte_pairs() -> dict[str, Rung]:
 # "A GPT that writes Tang poems": the small GPT with the whole recipe (tied weights among it), on
 # the poems' characters. With 8,337 of them the output layer is most of each step's work, so a
 # step reads 16 sequences of 32 characters, not 32; evaluations average 20 batches.
-POEMS = Rung(
+POEMS = Run(
     "gpt",
     replace(_SHORT_GPT, corpus="tang-poems", batch_size=16, eval_iters=20, max_iters=5000, **RECIPE),
     "the small GPT with the whole recipe, on Tang poems",
 )
 
 
-def book_runs() -> dict[str, Rung]:
+def book_runs() -> dict[str, Run]:
     """The runs the chapters train in full, by name: Part II's two, every rung but the lecture's,
     the recipe's, the rungs again with other seeds, the rung on byte pairs and the poems' GPT.
 
     The build trains these before it runs the chapters (``bookbuild.execute``), so that no chapter
     holds a core while it waits for a model that another chapter is training.
     """
-    part_ii = {
-        "bigram": Rung("bigram", BIGRAM, "the bigram model"),
-        "attention": Rung("attention", ATTENTION, "one causal head"),
-    }
     ladder = {name: rung for name, rung in LADDER.items() if name != "lecture"}
     layernorm = LADDER["layernorm"]
     # "Dropout, and train() versus eval()" trains the LayerNorm rung with dropout beside it
-    dropout = Rung(layernorm.kind, replace(layernorm.config, dropout=0.1), "the LayerNorm rung, dropout 0.1")
+    dropout = Run(layernorm.kind, replace(layernorm.config, dropout=0.1), "the LayerNorm rung, dropout 0.1")
     recipe = {f"ablation: {name}": run for name, run in ablation().items()} | {
         "recipe-gpt": RECIPE_GPT,
         "no-dropout-gpt": NO_DROPOUT_GPT,
     }
     spread = {f"spread: {name}": run for name, run in seed_spread().items()}
     tokens = {f"tokens: {name}": run for name, run in byte_pairs().items()}
-    runs = part_ii | ladder | {"layernorm-dropout": dropout} | recipe | spread | tokens | {"poems": POEMS}
+    runs = PART_II | ladder | {"layernorm-dropout": dropout} | recipe | spread | tokens | {"poems": POEMS}
     unique = {(run.kind, run.config): name for name, run in reversed(runs.items())}  # first name wins
     return {name: runs[name] for name in runs if name in unique.values()}

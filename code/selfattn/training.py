@@ -11,7 +11,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from selfattn import cache, checkpoints, published
+from selfattn import checkpoints, published, run_cache
 from selfattn.batches import get_batch
 from selfattn.checkpoints import Checkpoint
 from selfattn.config import TrainConfig
@@ -238,7 +238,7 @@ def fit(
 ) -> tuple[LanguageModel, History]:
     """Build a ``kind`` model on ``engine``'s device and train it on tiny Shakespeare with ``config``.
 
-    With the run cache on (``selfattn.cache``) and ``reuse``, a run the book's way
+    With the run cache on (``selfattn.run_cache``) and ``reuse``, a run the book's way
     (``engine.BOOK``) that was trained before is loaded instead, with the history (and
     training time) it had; a reader's cache first asks the book's published runs for it
     (``selfattn.published``). With ``save_to`` the run is checkpointed into that folder
@@ -254,17 +254,17 @@ def fit(
         remove_stale_temporaries(save_to)  # a killed run's half-written checkpoint
         model.to(engine.device)
         return model, train(model, corpus.train, corpus.val, config, progress, save_to, start, engine)
-    folder = cache.cache_folder() if reuse and engine == BOOK else None
+    folder = run_cache.cache_folder() if reuse and engine == BOOK else None
     if folder is None:
         model.to(engine.device)
         return model, train(model, corpus.train, corpus.val, config, progress, engine=engine)
-    key = cache.run_key(kind, config)
+    key = run_cache.run_key(kind, config)
     remove_stale_temporaries(folder)  # the half-written runs of processes killed while saving
-    with cache.claimed(folder, key):  # a run another process is training: wait for it
-        saved = cache.load(folder, key) or published.fetch(key, folder)  # a reader's: the book's run
+    with run_cache.claimed(folder, key):  # a run another process is training: wait for it
+        saved = run_cache.load(folder, key) or published.fetch(key, folder)  # a reader's: the book's run
         if saved is not None:
             model.load_state_dict(saved["state_dict"])
             return model, History(**saved["history"])
         history = train(model, corpus.train, corpus.val, config, progress)
-        cache.save(folder, key, model, history, cache.made_by(kind, config))
+        run_cache.save(folder, key, model, history, run_cache.made_by(kind, config))
     return model, history

@@ -18,7 +18,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from bookbuild import ROOT
-from selfattn import ATTENTION, cache, published
+from selfattn import ATTENTION, published, run_cache
 from tests.helpers import locked_versions, publish_a_run
 from tools.serve import serve
 
@@ -91,7 +91,7 @@ echo "$PWD $*" >> "$PIP_CALLS"
 
 def run_post_build(home: Path, mirror: Path, runs_url: str = "") -> subprocess.CompletedProcess:
     """postBuild in a reader's environment (no build's run cache), fetching runs from ``runs_url``."""
-    left_out = {"SELFATTN_CACHE", "TIKTOKEN_CACHE_DIR", cache.CACHE_ENV}
+    left_out = {"SELFATTN_CACHE", "TIKTOKEN_CACHE_DIR", run_cache.RUN_CACHE_ENV}
     env = {k: v for k, v in os.environ.items() if k not in left_out}
     env[published.URL_ENV] = runs_url
     stand_in = home / "stand-in"
@@ -114,7 +114,7 @@ def test_post_build_installs_the_package_fetches_data_and_runs_and_opens_chapter
     home.mkdir()
     with serve(book.site) as site:
         result = run_post_build(
-            home, Path(os.environ["SELFATTN_DATA_MIRROR"]), site.url(f"{published.RUNS}/")
+            home, Path(os.environ["SELFATTN_DATA_MIRROR"]), site.url(f"{published.RUNS_FOLDER}/")
         )
     assert result.returncode == 0, result.stderr
     runs = home / ".cache" / "selfattn" / "runs"  # the reader's run cache

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from bookbuild import ROOT
-from selfattn import cache
+from selfattn import run_cache
 from tests.helpers import npm_bin
 
 PYTHON = ["code", "tests", "benchmarks", "bookbuild", "tools", "_ext"]
@@ -77,13 +77,13 @@ def import_cycle(graph: dict[str, set[str]]) -> list[str]:
 def package_imports() -> dict[str, set[str]]:
     """Each module of the package → the package's modules it imports (its ``__init__`` aside: it
     gathers the public names of the modules under it)."""
-    modules = set(cache.every_module()) - {"selfattn"}
-    return {module: set(cache.imports_of(module)) & modules - {module} for module in modules}
+    modules = set(run_cache.every_module()) - {"selfattn"}
+    return {module: set(run_cache.imports_of(module)) & modules - {module} for module in modules}
 
 
 def test_the_package_imports_without_a_cycle():
     graph = package_imports()
-    assert graph["selfattn.training"] >= {"selfattn.cache", "selfattn.models"}, "the graph is read"
+    assert graph["selfattn.training"] >= {"selfattn.run_cache", "selfattn.models"}, "the graph is read"
     assert import_cycle(graph) == [], f"modules that import each other: {' -> '.join(import_cycle(graph))}"
 
 

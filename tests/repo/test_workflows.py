@@ -122,7 +122,7 @@ def test_the_site_carries_the_runs_the_build_trained():
     site = re.search(r"^site:.*?(?=^\S)", (ROOT / "Makefile").read_text(), flags=re.M | re.S).group(0)
     assert "$(BIN)/python -m selfattn publish-runs _build/runs _build/html" in site
     build = commands("build.yml")
-    manifest = f"_build/html/{published.RUNS}/{published.MANIFEST}"
+    manifest = f"_build/html/{published.RUNS_FOLDER}/{published.MANIFEST}"
     assert f"test -s {manifest}" in build
     names = [step.get("name", step.get("uses", "")) for step in steps("build.yml")]
     checked = next(i for i, name in enumerate(names) if "trained runs" in name)

@@ -26,7 +26,7 @@ from playwright.sync_api import expect
 
 from _ext.content.figure_script import SCRIPT
 from _ext.content.live_code import SERVER_INFO_ENV
-from bookbuild import ROOT, RUNS
+from bookbuild import BUILD_RUNS, ROOT
 from selfattn.figures import FIGURES, context_window
 from selfattn.figures.mechanism import head_stages
 from selfattn.sampling import Sampling
@@ -701,7 +701,7 @@ def test_live_code_re_runs_a_figure_cell_into_a_new_working_figure(browser, figu
     """Thebe on a local Jupyter server: running the score-table cell, twice, gives a working figure."""
     with (
         open(tmp_path / "jupyter.log", "w") as log,
-        live.jupyter_server(figure_page.server.origin, log=log, runs=RUNS) as jupyter,
+        live.jupyter_server(figure_page.server.origin, log=log, runs=BUILD_RUNS) as jupyter,
     ):
         figure_page.server.point_at(jupyter.base_url, jupyter.token)
         context, visit = offline_context(browser)

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from bookbuild import ROOT, RUNS
-from selfattn import cache, fit, published
+from bookbuild import BUILD_RUNS, ROOT
+from selfattn import fit, published, run_cache
 from selfattn.runs import COMPARED_BPE, LADDER, POEMS, book_runs, byte_pairs
 from tests.helpers import page_text
 from tools.serve import serve
@@ -19,19 +19,19 @@ from tools.serve import serve
 
 @pytest.fixture(scope="module")
 def manifest(built_book) -> dict:
-    return json.loads((built_book / published.RUNS / published.MANIFEST).read_text())
+    return json.loads((built_book / published.RUNS_FOLDER / published.MANIFEST).read_text())
 
 
 def test_every_run_the_chapters_train_is_published_as_its_manifest_says(built_book, manifest):
-    assert manifest["provenance"] == cache.provenance(), "made by this checkout's code"
-    keys = {cache.run_key(run.kind, run.config) for run in book_runs().values()}
+    assert manifest["provenance"] == run_cache.provenance(), "made by this checkout's code"
+    keys = {run_cache.run_key(run.kind, run.config) for run in book_runs().values()}
     assert keys <= manifest["runs"].keys(), f"unpublished: {keys - manifest['runs'].keys()}"
-    files = {file.name for file in (built_book / published.RUNS).glob("*.pt")}
+    files = {file.name for file in (built_book / published.RUNS_FOLDER).glob("*.pt")}
     assert files == {entry["file"] for entry in manifest["runs"].values()}
-    for file in (built_book / published.RUNS).iterdir():
+    for file in (built_book / published.RUNS_FOLDER).iterdir():
         assert file.stat().st_mode & 0o004, f"{file} is not readable by a web server, as the site's files are"
     for key, entry in manifest["runs"].items():
-        data = (built_book / published.RUNS / entry["file"]).read_bytes()
+        data = (built_book / published.RUNS_FOLDER / entry["file"]).read_bytes()
         assert len(data) == entry["bytes"] and hashlib.sha256(data).hexdigest() == entry["sha256"], key
 
 
@@ -46,7 +46,7 @@ def test_the_readme_says_how_big_the_published_runs_are(manifest):
 def test_no_page_loads_the_runs(built_book):
     """The runs add nothing to what a reader downloads to read a page."""
     for page in built_book.glob("**/*.html"):
-        assert f"{published.RUNS}/{published.MANIFEST}" not in page_text(page), page
+        assert f"{published.RUNS_FOLDER}/{published.MANIFEST}" not in page_text(page), page
         assert not re.search(r'(src|href)="[^"]*\.pt"', page_text(page)), page
 
 
@@ -58,14 +58,14 @@ def test_no_page_loads_the_runs(built_book):
 def test_a_readers_kernel_loads_the_built_run_from_the_served_site(
     built_book, monkeypatch, tmp_path, capsys, rung
 ):
-    key = cache.run_key(rung.kind, rung.config)
-    monkeypatch.delenv(cache.CACHE_ENV)
+    key = run_cache.run_key(rung.kind, rung.config)
+    monkeypatch.delenv(run_cache.RUN_CACHE_ENV)
     monkeypatch.setenv("SELFATTN_CACHE", str(tmp_path))
     monkeypatch.setattr(published, "_manifests", {})
     with serve(built_book) as site:
-        monkeypatch.setenv(published.URL_ENV, site.url(f"{published.RUNS}/"))
+        monkeypatch.setenv(published.URL_ENV, site.url(f"{published.RUNS_FOLDER}/"))
         model, history = fit(rung.kind, rung.config)
     assert "Loaded the book's trained run" in capsys.readouterr().err
-    built = cache.read(RUNS / f"{key}.pt")
+    built = run_cache.read(BUILD_RUNS / f"{key}.pt")
     assert history.val_loss == built["history"]["val_loss"] and history.seconds == built["history"]["seconds"]
     assert all(value.equal(built["state_dict"][name]) for name, value in model.state_dict().items())

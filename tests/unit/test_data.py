@@ -17,7 +17,7 @@ REMOTE = Remote("toy/text.txt", "https://example.invalid/text.txt", hashlib.sha2
 
 @pytest.fixture
 def cache(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv(data.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(data.DOWNLOAD_CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.delenv(data.MIRROR_ENV, raising=False)
     return tmp_path / "cache"
 

@@ -116,8 +116,8 @@ def test_where_runs_come_from(monkeypatch, tmp_path):
     monkeypatch.setenv("SELFATTN_RUN_CACHE", str(tmp_path))
     assert line("run cache") == str(tmp_path)
     assert line("published runs").startswith("none fetched: SELFATTN_RUN_CACHE makes")
-    monkeypatch.setenv("SELFATTN_NO_CACHE", "1")
-    assert line("run cache") == "off (SELFATTN_NO_CACHE=1)"
+    monkeypatch.setenv("SELFATTN_NO_RUN_CACHE", "1")
+    assert line("run cache") == "off (SELFATTN_NO_RUN_CACHE=1)"
     assert line("published runs") == "none fetched: the run cache is off"
 
 

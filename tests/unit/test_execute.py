@@ -11,13 +11,13 @@ from jupyter_cache import get_cache
 
 from bookbuild import check_determinism as determinism
 from bookbuild.execute import execute, untrained_runs
-from selfattn.cache import CACHE_ENV, OFF_ENV, run_key
+from selfattn.run_cache import OFF_ENV, run_key
 from selfattn.runs import book_runs
+from tests.helpers import keep_runs_in
 
 
 def test_the_runs_start_largest_first_and_skip_what_the_cache_has(tmp_path, monkeypatch):
-    monkeypatch.setenv(CACHE_ENV, str(tmp_path))
-    monkeypatch.delenv(OFF_ENV, raising=False)
+    keep_runs_in(monkeypatch, tmp_path)
     todo = untrained_runs()
     assert set(todo) == set(book_runs())
     names = list(todo)

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from selfattn import TrainConfig, cache, fit
+from selfattn import TrainConfig, fit
 from selfattn.files import write_atomically
+from tests.helpers import keep_runs_in
 
 # A quick run: its checkpoint, or its entry in the run cache, is written at its start and its end.
 QUICK = TrainConfig(max_iters=2, eval_interval=1, eval_iters=1)
@@ -21,6 +22,7 @@ STUCK_WRITER = """
 import sys, time
 from pathlib import Path
 from selfattn.files import write_atomically
+from tests.helpers import keep_runs_in
 
 def write(file):
     file.write(b"half")
@@ -69,8 +71,7 @@ def test_a_killed_writer_s_temporary_goes_when_a_run_starts_and_a_running_writer
     killed.kill()
     killed.wait()
     [left] = temporaries(folder)
-    monkeypatch.setenv(cache.CACHE_ENV, str(folder))
-    monkeypatch.delenv(cache.OFF_ENV, raising=False)
+    keep_runs_in(monkeypatch, folder)
     seen = []
 
     def start_a_run(file) -> None:  # this process writes: its temporary is a running writer's

@@ -49,7 +49,7 @@ def test_a_run_of_a_trillion_steps_says_how_long_it_would_take(capsys, monkeypat
         if p.step > TIMED_STEPS:
             raise KeyboardInterrupt  # as a reader interrupting the kernel
 
-    monkeypatch.setenv("SELFATTN_NO_CACHE", "1")
+    monkeypatch.setenv("SELFATTN_NO_RUN_CACHE", "1")
     with pytest.raises(KeyboardInterrupt):
         fit("bigram", replace(BIGRAM, max_iters=10**12), progress=interrupt_after_the_forecast)
     said = capsys.readouterr().err
@@ -58,7 +58,7 @@ def test_a_run_of_a_trillion_steps_says_how_long_it_would_take(capsys, monkeypat
 
 
 def test_a_short_run_says_nothing(capsys, monkeypatch):
-    monkeypatch.setenv("SELFATTN_NO_CACHE", "1")
+    monkeypatch.setenv("SELFATTN_NO_RUN_CACHE", "1")
     fit("bigram", replace(BIGRAM, max_iters=200))
     assert capsys.readouterr().err == ""
 

@@ -56,7 +56,7 @@ def test_the_collection_has_57607_tang_poems_in_58_files(files):
 
 
 def test_the_books_text_is_made_once_and_checked(tmp_path, monkeypatch, files):
-    monkeypatch.setenv(data.CACHE_ENV, str(tmp_path))
+    monkeypatch.setenv(data.DOWNLOAD_CACHE_ENV, str(tmp_path))
     text = poems_text()
     assert hashlib.sha256(text.encode()).hexdigest() == poems.TEXT_SHA256
     kept = text.split("\n\n")[:-1]
@@ -89,7 +89,7 @@ def serve_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tarball: byte
     monkeypatch.setattr(
         poems, "PACKAGE", data.Remote(poems.PACKAGE.name, url, hashlib.sha256(tarball).hexdigest())
     )
-    monkeypatch.setenv(data.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv(data.DOWNLOAD_CACHE_ENV, str(tmp_path / "cache"))
     monkeypatch.delenv(data.MIRROR_ENV, raising=False)
 
 

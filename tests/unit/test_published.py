@@ -20,8 +20,8 @@ import yaml
 
 import tools.serve
 from bookbuild import ROOT
-from selfattn import ATTENTION, History, cache, fit, published
-from tests.helpers import Published, publish_a_run, same_weights
+from selfattn import ATTENTION, History, fit, published, run_cache
+from tests.helpers import Published, keep_runs_in, publish_a_run, same_weights
 from tools.serve import serve
 
 SHORT = replace(ATTENTION, max_iters=30, eval_interval=10, eval_iters=5)
@@ -45,8 +45,7 @@ def second_book(tmp_path, monkeypatch) -> Published:
 def reader(tmp_path, monkeypatch):
     """A reader's kernel: no build cache, its own cache folder, nothing remembered of a manifest;
     returns a function that points it at an address and fits ``config`` there."""
-    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
-    monkeypatch.delenv(cache.OFF_ENV, raising=False)
+    keep_runs_in(monkeypatch, None)
     monkeypatch.setenv("SELFATTN_CACHE", str(tmp_path / "reader-cache"))
     monkeypatch.setattr(published, "_manifests", {})
     monkeypatch.setattr(published, "TIMEOUT", 1.0)  # a hanging server costs a second, not five
@@ -62,7 +61,7 @@ def reader(tmp_path, monkeypatch):
 def server(book) -> Iterator[str]:
     """The published site on 127.0.0.1, as a static host serves it; its runs' address."""
     with serve(book.site) as site:
-        yield site.url(f"{published.RUNS}/")
+        yield site.url(f"{published.RUNS_FOLDER}/")
 
 
 def only_line(capsys) -> str:
@@ -77,7 +76,7 @@ def trained_here(capsys, book: Published, history: History, why: str) -> None:
     assert why in line and line.endswith("Training it here instead."), line
     assert history.val_loss == book.history.val_loss, "trained as the book trained it"
     assert history.seconds != book.history.seconds, "trained, not loaded"
-    assert cache.has(cache.cache_folder(), book.key), "and kept in the reader's cache"
+    assert run_cache.has(run_cache.cache_folder(), book.key), "and kept in the reader's cache"
 
 
 def test_the_site_address_is_the_books(book):
@@ -90,7 +89,7 @@ def test_a_fresh_cache_fetches_checks_and_loads_the_published_run(book, server, 
     assert history == book.history, "the history, training time included, bit for bit"
     assert same_weights(model, book.model)
     assert "Loaded the book's trained run" in only_line(capsys)
-    kept = cache.path(cache.cache_folder(), book.key)
+    kept = run_cache.path(run_cache.cache_folder(), book.key)
     assert kept.read_bytes() == (book.runs / kept.name).read_bytes()
     again, _ = reader(server)  # now from the reader's own cache, silently
     assert same_weights(again, book.model) and capsys.readouterr().err == ""
@@ -147,11 +146,11 @@ def trickling(site: Path, file: str, monkeypatch: pytest.MonkeyPatch) -> Iterato
     """``site`` served as :func:`tools.serve.serve` serves it, but its runs folder's ``file``
     trickles (:class:`Trickling`); the runs' address."""
     stop = threading.Event()
-    handler = type("Trickling", (Trickling,), {"slow": f"/{published.RUNS}/{file}", "stop": stop})
+    handler = type("Trickling", (Trickling,), {"slow": f"/{published.RUNS_FOLDER}/{file}", "stop": stop})
     monkeypatch.setattr(tools.serve, "_SiteHandler", handler)
     with serve(site) as served:
         try:
-            yield served.url(f"{published.RUNS}/")
+            yield served.url(f"{published.RUNS_FOLDER}/")
         finally:
             stop.set()
 
@@ -173,7 +172,7 @@ def test_a_server_that_trickles_costs_a_bounded_wait(book, reader, monkeypatch, 
     monkeypatch.setattr(published, "SLOWEST", 10**9)
     file = published.MANIFEST if slow == "manifest" else f"{book.key}.pt"
     with trickling(book.site, file, monkeypatch) as url:
-        answer = returned(lambda: published.fetch(book.key, cache.cache_folder(), url))
+        answer = returned(lambda: published.fetch(book.key, run_cache.cache_folder(), url))
     assert answer == [None], "the fetch gave up"
     line = only_line(capsys)
     assert f"{url}{file} did not arrive within {published.TIMEOUT:.0f} s" in line, line
@@ -209,16 +208,16 @@ def test_a_file_crafted_to_run_code_is_refused_unread(book, server, reader, caps
 
 def test_a_saved_file_that_is_not_a_run_is_removed_and_trained_again(book, reader, capsys, monkeypatch):
     monkeypatch.setenv(published.URL_ENV, "")  # no published runs: the reader's cache alone
-    folder = cache.cache_folder()
-    cache.path(folder, book.key).parent.mkdir(parents=True)
-    cache.path(folder, book.key).write_bytes(b"not a run")
+    folder = run_cache.cache_folder()
+    run_cache.path(folder, book.key).parent.mkdir(parents=True)
+    run_cache.path(folder, book.key).write_bytes(b"not a run")
     _, history = fit("attention", SHORT)
     assert "Cannot read the saved run" in only_line(capsys)
     assert history.val_loss == book.history.val_loss
 
 
 def test_a_builds_cache_never_fetches(book, server, monkeypatch, tmp_path, capsys):
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "another-build"))
+    monkeypatch.setenv(run_cache.RUN_CACHE_ENV, str(tmp_path / "another-build"))
     monkeypatch.setenv(published.URL_ENV, server)
     assert published.address() is None
     _, history = fit("attention", SHORT)
@@ -229,7 +228,7 @@ def test_publishing_takes_this_codes_runs_only(book, tmp_path):
     build = tmp_path / "build-runs"
     trained = build / f"{book.key}.pt"
     (build / f"{'0' * 32}.pt").write_bytes(trained.read_bytes())  # a name its contents do not make
-    old = {key: value for key, value in cache.read(trained).items() if key != "made_by"}
+    old = {key: value for key, value in run_cache.read(trained).items() if key != "made_by"}
     torch.save(old, build / f"{'1' * 32}.pt")  # saved before runs recorded how they were made
     (build / f"{'2' * 32}.pt").write_bytes(b"not a run")
     manifest = published.publish(build, tmp_path / "again")
@@ -244,9 +243,9 @@ def test_publishing_takes_this_codes_runs_only(book, tmp_path):
 
 
 def test_fetching_everything_fills_the_cache_when_the_code_matches(book, server, reader, capsys):
-    folder = cache.cache_folder()
+    folder = run_cache.cache_folder()
     assert published.fetch_all(folder, server) == 1
-    assert cache.has(folder, book.key)
+    assert run_cache.has(folder, book.key)
     assert "1 of 1 published runs" in capsys.readouterr().out
 
 
@@ -254,28 +253,28 @@ def test_fetching_everything_says_so_when_the_runs_are_another_codes(book, serve
     data = book.manifest()
     data["provenance"]["code"] = "another"
     (book.runs / published.MANIFEST).write_text(json.dumps(data))
-    assert published.fetch_all(cache.cache_folder(), server) == 0
+    assert published.fetch_all(run_cache.cache_folder(), server) == 0
     out = capsys.readouterr().out
     assert "made by another version of the book's code (commit test)" in out
-    assert not cache.cache_folder().exists() or not list(cache.cache_folder().glob("*.pt"))
+    assert not run_cache.cache_folder().exists() or not list(run_cache.cache_folder().glob("*.pt"))
 
 
 def test_turning_the_cache_off_turns_fetching_off(book, server, reader, monkeypatch, capsys):
-    monkeypatch.setenv(cache.OFF_ENV, "1")
+    monkeypatch.setenv(run_cache.OFF_ENV, "1")
     _, history = reader(server)
     assert capsys.readouterr().err == "", "the server was not asked"
-    assert history.seconds != book.history.seconds and not cache.cache_folder()
+    assert history.seconds != book.history.seconds and not run_cache.cache_folder()
 
 
 @pytest.mark.parametrize("key", ["../../evil", "nested/evil", "{tmp}/evil", "0" * 31 + "G"])
 def test_a_key_that_is_not_a_run_key_writes_nothing(book, server, reader, capsys, tmp_path, key):
-    """A key is a file name in the reader's cache: one not of ``cache.run_key``'s form refuses the
+    """A key is a file name in the reader's cache: one not of ``run_cache.run_key``'s form refuses the
     manifest before anything is written, wherever the key points."""
     key = key.format(tmp=tmp_path)
     data = book.manifest()
     data["runs"][key] = data["runs"].pop(book.key)
     (book.runs / published.MANIFEST).write_text(json.dumps(data))
-    folder = cache.cache_folder()
+    folder = run_cache.cache_folder()
     assert published.fetch_all(folder, server) == 0
     line = capsys.readouterr().out.strip()
     assert "\n" not in line and f"{server}{published.MANIFEST} is not a runs manifest (" in line, line
@@ -303,7 +302,7 @@ def entry_with(**changes: object) -> Callable[[dict], str]:
 def climbing(data: dict) -> str:
     """The run's entry naming its own file by a path out of the runs folder and back."""
     (key,) = data["runs"]
-    return entry_with(file=f"../{published.RUNS}/{key}.pt")(data)
+    return entry_with(file=f"../{published.RUNS_FOLDER}/{key}.pt")(data)
 
 
 MALFORMED = {
@@ -337,13 +336,13 @@ def listing(tmp_path) -> Iterator[tuple[dict, Path, str]]:
     """A runs folder on 127.0.0.1 that holds a manifest alone, of one run (SHORT) nobody trained:
     the manifest as :func:`published.publish` writes it, the file it is served from, and the
     runs' address."""
-    runs = tmp_path / "listing" / published.RUNS
+    runs = tmp_path / "listing" / published.RUNS_FOLDER
     runs.mkdir(parents=True)
-    key = cache.run_key("attention", SHORT)
+    key = run_cache.run_key("attention", SHORT)
     entry = published.Entry(f"{key}.pt", 1000, "0" * 64, "attention", asdict(SHORT))
-    data = asdict(published.Manifest(cache.provenance(), "test", {key: entry}))
+    data = asdict(published.Manifest(run_cache.provenance(), "test", {key: entry}))
     with serve(runs.parent) as site:
-        yield data, runs / published.MANIFEST, site.url(f"{published.RUNS}/")
+        yield data, runs / published.MANIFEST, site.url(f"{published.RUNS_FOLDER}/")
 
 
 def test_a_manifest_as_publish_writes_it_is_read(listing, reader):
@@ -357,7 +356,7 @@ def test_a_malformed_manifest_costs_one_line(listing, reader, capsys, malformed)
     data, file, url = listing
     (key,) = data["runs"]
     file.write_text(malformed(data))
-    assert published.fetch(key, cache.cache_folder(), url) is None
+    assert published.fetch(key, run_cache.cache_folder(), url) is None
     line = only_line(capsys)
     assert f"{url}{published.MANIFEST} is not a runs manifest (" in line, line
     assert line.endswith("Training it here instead."), line
@@ -374,7 +373,7 @@ def test_a_run_of_another_key_is_refused(book, second_book, server, reader, caps
 def test_a_run_made_by_other_code_is_refused(book, server, reader, capsys):
     """The run's own record says another version of the training code made it."""
     file = book.runs / f"{book.key}.pt"
-    run = cache.read(file)
+    run = run_cache.read(file)
     run["made_by"]["code"] = "another"
     stale = io.BytesIO()
     torch.save(run, stale)
@@ -387,19 +386,23 @@ def test_a_run_made_by_other_code_is_refused(book, server, reader, capsys):
 def test_a_reader_with_another_torch_loads_the_books_run(book, server, reader, monkeypatch, capsys):
     """Colab's torch is not the book's: the run of the same code, data, kind and config is the
     book's model all the same, and is kept under the reader's own key."""
-    made = cache.provenance()
-    monkeypatch.setattr(cache, "provenance", lambda package=cache.PACKAGE: {**made, "torch": "9.9.9+cu999"})
+    made = run_cache.provenance()
+    monkeypatch.setattr(
+        run_cache, "provenance", lambda package=run_cache.PACKAGE: {**made, "torch": "9.9.9+cu999"}
+    )
     model, history = reader(server)
     line = only_line(capsys)
     assert "trained with torch" in line and "9.9.9+cu999" in line, line
     assert same_weights(model, book.model) and history == book.history
-    assert cache.has(cache.cache_folder(), cache.run_key("attention", SHORT)), "under this torch's key"
+    assert run_cache.has(run_cache.cache_folder(), run_cache.run_key("attention", SHORT)), (
+        "under this torch's key"
+    )
 
 
 def test_a_reader_of_other_code_trains_even_with_another_torch(book, server, reader, monkeypatch, capsys):
-    made = cache.provenance()
+    made = run_cache.provenance()
     other = {**made, "torch": "9.9.9", "code": "other"}
-    monkeypatch.setattr(cache, "provenance", lambda package=cache.PACKAGE: other)
+    monkeypatch.setattr(run_cache, "provenance", lambda package=run_cache.PACKAGE: other)
     _, history = reader(server)
     line = only_line(capsys)
     assert "has no run with key" in line and line.endswith("Training it here instead."), line

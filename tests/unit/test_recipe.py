@@ -25,7 +25,7 @@ from selfattn.runs import (
     SEEDS,
     SPREAD_RUNGS,
     TIED_AND_STARTED,
-    Rung,
+    Run,
     ablation,
     book_runs,
     byte_pairs,
@@ -206,7 +206,7 @@ def test_the_seed_spread_repeats_each_rung_with_only_its_seed_changed():
     spread, runs = seed_spread(), book_runs()
     assert len(spread) == len(SPREAD_RUNGS) * len(SEEDS)
     for name in SPREAD_RUNGS:
-        rung = LADDER.get(name) or Rung("attention", ATTENTION, "")
+        rung = LADDER.get(name) or Run("attention", ATTENTION, "")
         assert spread[f"{name}, seed {SEEDS[0]}"].config == rung.config
         for seed in SEEDS[1:]:
             run = spread[f"{name}, seed {seed}"]

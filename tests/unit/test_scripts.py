@@ -14,7 +14,7 @@ import torch
 from selfattn import ATTENTION, TrainConfig, make_model
 from selfattn.cli import main, parse_args
 from selfattn.language import translations
-from selfattn.registry import UNUSED
+from selfattn.registry import UNREAD
 from selfattn.runs import LADDER
 from tests.helpers import script
 
@@ -60,7 +60,7 @@ def test_help_says_what_every_flag_the_model_reads_controls():
         meaning, choices = f.metadata["rule"].help, f.metadata["rule"].choices
         value = "{" + ",".join(choices) + "}" if choices else f.name.upper()  # a text field lists its values
         described = f"{flag} {value} {meaning} (default: {getattr(ATTENTION, f.name)})" in shown
-        assert described == (f.name not in UNUSED["attention"]), f.name
+        assert described == (f.name not in UNREAD["attention"]), f.name
 
 
 def test_missing_data_is_reported_before_any_progress(tmp_path):

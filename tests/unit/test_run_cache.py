@@ -8,16 +8,15 @@ from dataclasses import replace
 
 import pytest
 
-from selfattn import ATTENTION, cache, fit
-from tests.helpers import same_weights
+from selfattn import ATTENTION, fit, run_cache
+from tests.helpers import keep_runs_in, same_weights
 
 SHORT = replace(ATTENTION, max_iters=30, eval_interval=10, eval_iters=5)
 
 
 @pytest.fixture
 def runs(tmp_path, monkeypatch):
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path / "runs"))
-    monkeypatch.delenv(cache.OFF_ENV, raising=False)
+    keep_runs_in(monkeypatch, tmp_path / "runs")
     return tmp_path / "runs"
 
 
@@ -31,15 +30,24 @@ def test_a_second_fit_loads_the_first(runs):
 
 def test_the_loaded_model_equals_a_fresh_training(runs, monkeypatch):
     model, history = fit("attention", SHORT)
-    monkeypatch.setenv(cache.OFF_ENV, "1")
+    monkeypatch.setenv(run_cache.OFF_ENV, "1")
     fresh, fresh_history = fit("attention", SHORT)
     assert fresh_history.val_loss == history.val_loss
     assert same_weights(model, fresh)
 
 
+def test_the_old_name_still_turns_the_cache_off(runs, monkeypatch):
+    monkeypatch.setenv(run_cache.OLD_OFF_ENV, "1")
+    assert run_cache.turned_off() == run_cache.OLD_OFF_ENV and run_cache.cache_folder() is None
+    monkeypatch.setenv(run_cache.OFF_ENV, "0")
+    assert run_cache.turned_off() == run_cache.OLD_OFF_ENV, "0 leaves it on, the old name still off"
+    monkeypatch.delenv(run_cache.OLD_OFF_ENV)
+    assert run_cache.turned_off() is None and run_cache.cache_folder() == runs
+
+
 def test_another_config_or_kind_is_another_run(runs):
-    keys = {cache.run_key("attention", SHORT), cache.run_key("attention", replace(SHORT, seed=1))}
-    keys.add(cache.run_key("multihead", replace(SHORT, n_head=4)))
+    keys = {run_cache.run_key("attention", SHORT), run_cache.run_key("attention", replace(SHORT, seed=1))}
+    keys.add(run_cache.run_key("multihead", replace(SHORT, n_head=4)))
     assert len(keys) == 3
 
 
@@ -47,7 +55,7 @@ def test_another_config_or_kind_is_another_run(runs):
 def package(tmp_path):
     """A copy of the package's source, to change."""
     copy = tmp_path / "selfattn"
-    shutil.copytree(cache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(run_cache.PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__"))
     return copy
 
 
@@ -58,14 +66,14 @@ def edit(path, old: str, new: str) -> None:
 
 
 def test_a_change_in_a_models_source_trains_afresh(runs, package):
-    before = cache.run_key("attention", SHORT, package)
-    assert before == cache.run_key("attention", SHORT), "the copy has the same key as the package"
+    before = run_cache.run_key("attention", SHORT, package)
+    assert before == run_cache.run_key("attention", SHORT), "the copy has the same key as the package"
     fit("attention", SHORT)
     assert (runs / f"{before}.pt").is_file()
     edit(package / "models.py", "wei = F.softmax(wei, dim=-1)", "wei = wei.softmax(-1)")
-    after = cache.run_key("attention", SHORT, package)
+    after = run_cache.run_key("attention", SHORT, package)
     assert after != before
-    assert cache.load(runs, after) is None, "nothing saved under the new key yet"
+    assert run_cache.load(runs, after) is None, "nothing saved under the new key yet"
 
 
 @pytest.mark.parametrize(
@@ -76,13 +84,13 @@ def test_a_change_in_a_models_source_trains_afresh(runs, package):
     ],
 )
 def test_the_key_covers_every_module_training_imports(package, module, old, new):
-    before = cache.run_key("attention", SHORT, package)
+    before = run_cache.run_key("attention", SHORT, package)
     edit(package / module, old, new)
-    assert cache.run_key("attention", SHORT, package) != before
+    assert run_cache.run_key("attention", SHORT, package) != before
 
 
 def test_comments_and_modules_training_does_not_import_leave_the_key(package):
-    before = cache.run_key("attention", SHORT, package)
+    before = run_cache.run_key("attention", SHORT, package)
     edit(package / "models.py", "import torch\n", "import torch  # a comment\n")
     edit(package / "heatmaps.py", "import numpy as np", "import numpy as np\nimport os")
     edit(
@@ -90,32 +98,31 @@ def test_comments_and_modules_training_does_not_import_leave_the_key(package):
         "function",
         "function /* a comment */",
     )
-    assert cache.run_key("attention", SHORT, package) == before
+    assert run_cache.run_key("attention", SHORT, package) == before
 
 
 def test_the_build_digest_covers_the_figures_script(package):
-    before = cache.code_digest(cache.every_module(package), package)
-    assert before == cache.code_digest(cache.every_module()), "the copy digests as the package"
+    before = run_cache.code_digest(run_cache.every_module(package), package)
+    assert before == run_cache.code_digest(run_cache.every_module()), "the copy digests as the package"
     edit(package / "figures" / "figures.js", "function", "function /* a comment */")
-    assert cache.code_digest(cache.every_module(package), package) != before
+    assert run_cache.code_digest(run_cache.every_module(package), package) != before
 
 
 def test_without_the_variable_runs_are_kept_in_the_readers_cache(tmp_path, monkeypatch):
-    monkeypatch.delenv(cache.CACHE_ENV, raising=False)
-    monkeypatch.delenv(cache.OFF_ENV, raising=False)
+    keep_runs_in(monkeypatch, None)
     monkeypatch.setenv("SELFATTN_CACHE", str(tmp_path / "downloads"))
-    assert cache.cache_folder() == tmp_path / "downloads" / "runs"
-    monkeypatch.setenv(cache.CACHE_ENV, str(tmp_path))
-    assert cache.cache_folder() == tmp_path
-    monkeypatch.setenv(cache.OFF_ENV, "1")
-    assert cache.cache_folder() is None
+    assert run_cache.cache_folder() == tmp_path / "downloads" / "runs"
+    monkeypatch.setenv(run_cache.RUN_CACHE_ENV, str(tmp_path))
+    assert run_cache.cache_folder() == tmp_path
+    monkeypatch.setenv(run_cache.OFF_ENV, "1")
+    assert run_cache.cache_folder() is None
 
 
 def test_where_runs_are_kept_and_fetched_from_leaves_the_key(package):
-    before = cache.run_key("attention", SHORT, package)
-    edit(package / "cache.py", "def has(", "def _unused() -> None:\n    pass\n\n\ndef has(")
+    before = run_cache.run_key("attention", SHORT, package)
+    edit(package / "run_cache.py", "def has(", "def _unused() -> None:\n    pass\n\n\ndef has(")
     edit(package / "published.py", "TIMEOUT = 5.0", "TIMEOUT = 6.0")
-    assert cache.run_key("attention", SHORT, package) == before
+    assert run_cache.run_key("attention", SHORT, package) == before
 
 
 def test_two_processes_wanting_one_run_train_it_once(runs):

@@ -4,8 +4,10 @@
 book's build and tests name the folder in ``SELFATTN_RUN_CACHE`` (``_build/runs``); without it (a
 reader's notebook) runs are kept in the reader's own cache, ``runs`` beside the downloads
 (``~/.cache/selfattn/runs``), and a run missing there is asked of the book's published runs
-(:mod:`selfattn.published`) before it trains. ``SELFATTN_NO_CACHE=1`` turns all of this off; the
-scripts always train.
+(:mod:`selfattn.published`) before it trains. ``SELFATTN_NO_RUN_CACHE=1`` turns all of this off
+(its old name, ``SELFATTN_NO_CACHE``, is still read until the next release); the scripts always
+train. This is the run cache; the package's others are the downloads' (:mod:`selfattn.data`), the
+keys and values of generation (:mod:`selfattn.kv_cache`) and, in the build, the executed chapters'.
 
 A run's key is a hash of the model kind, the config, the data's checksum, torch's version and the
 code (not the comments or docstrings) of every module that importing the training loop runs
@@ -43,13 +45,14 @@ try:
 except ImportError:  # Windows: no claims; two processes may then train the same run
     fcntl = None
 
-CACHE_ENV = "SELFATTN_RUN_CACHE"
-OFF_ENV = "SELFATTN_NO_CACHE"
+RUN_CACHE_ENV = "SELFATTN_RUN_CACHE"
+OFF_ENV = "SELFATTN_NO_RUN_CACHE"
+OLD_OFF_ENV = "SELFATTN_NO_CACHE"  # OFF_ENV's old name, read until the next release
 PACKAGE = Path(__file__).resolve().parent
 # What a trained model comes out as is decided by the code that importing this module runs.
 TRAINING = "selfattn.training"
 # Where a run is kept and where it is fetched from, which a run's key leaves out.
-STORAGE = ("selfattn.cache", "selfattn.published")
+STORAGE = ("selfattn.run_cache", "selfattn.published")
 # Package data the modules read (their own files are the .py ones).
 DATA_SUFFIXES = (".js", ".css")
 # What reading a run file raises when it is not one: cut short, not a zip, or holding objects
@@ -60,9 +63,14 @@ UNREADABLE = (pickle.UnpicklingError, zipfile.BadZipFile, RuntimeError, EOFError
 def cache_folder() -> Path | None:
     """Where trained runs are kept (``SELFATTN_RUN_CACHE``, else the reader's own cache), or None
     when caching is off."""
-    if os.environ.get(OFF_ENV, "") not in ("", "0"):
+    if turned_off():
         return None
-    return Path(os.environ.get(CACHE_ENV) or cache_dir() / "runs")
+    return Path(os.environ.get(RUN_CACHE_ENV) or cache_dir() / "runs")
+
+
+def turned_off() -> str | None:
+    """The variable that turns the run cache off (set to anything but "" or "0"), if one does."""
+    return next((env for env in (OFF_ENV, OLD_OFF_ENV) if os.environ.get(env, "") not in ("", "0")), None)
 
 
 def imported_modules(names: Iterable[str], package: Path = PACKAGE, skip: Iterable[str] = ()) -> list[Path]:
