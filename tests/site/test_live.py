@@ -49,8 +49,19 @@ from bookbuild.catalogs import CATALOGS, read
 from selfattn import BIGRAM, ConfigError, get_batch, load_corpus
 from selfattn.language import LANGUAGE_ENV
 from tests.helpers import reader_environment
+from tests.site.live_page import (
+    ERROR,
+    IMAGE,
+    LAUNCH_TIMEOUT_MS,
+    RUN_TIMEOUT_MS,
+    STDOUT,
+    edit,
+    open_chapter,
+    run,
+    wait_for_state,
+)
 from tools import live
-from tools.browser import accessibility_problems, offline_context, settle, switch
+from tools.browser import accessibility_problems, offline_context, switch
 from tools.serve import SERVER_INFO, serve
 
 pytestmark = pytest.mark.browser
@@ -58,7 +69,6 @@ pytestmark = pytest.mark.browser
 # The chapter alone (with the landing page): enough for live code, quick to build.
 TOC = "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/bigram\n"
 HYPERPARAMETERS = "# Hyperparameters"
-LAUNCH_TIMEOUT_MS = 120_000
 # Records each state the live-code button shows, with its words, in window.liveCodeStates.
 WATCH_BUTTON = """() => {
   const button = document.querySelector(".live-code-button");
@@ -68,7 +78,6 @@ WATCH_BUTTON = """() => {
     if (window.liveCodeStates.at(-1) !== entry) window.liveCodeStates.push(entry);
   }).observe(button, { attributes: true, childList: true, subtree: true, characterData: true });
 }"""
-RUN_TIMEOUT_MS = 120_000
 CHINESE = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -96,22 +105,6 @@ def sites() -> dict[str, Path]:
     return {"production": production, "local": local, "chinese": chinese}
 
 
-def open_chapter(context, site_url: str):
-    page = context.new_page()
-    page.goto(site_url + "book/bigram.html")
-    settle(page)
-    return page
-
-
-def wait_for_state(page, states: set[str], timeout: float) -> str:
-    page.wait_for_function(
-        "(states) => states.includes(document.querySelector('.live-code-button').dataset.state)",
-        arg=sorted(states),
-        timeout=timeout,
-    )
-    return page.locator(".live-code-button").get_attribute("data-state")
-
-
 def hyperparameter_cell(page, marker: str = HYPERPARAMETERS):
     """The cell that starts with the hyperparameters (its first comment, ``marker``), found once: it
     stays that cell when edited."""
@@ -120,28 +113,6 @@ def hyperparameter_cell(page, marker: str = HYPERPARAMETERS):
     )
     assert index >= 0
     return page.locator("div.cell").nth(index)
-
-
-def edit(cell, page, source: str) -> None:
-    """Type a new source into a live cell, as a reader would: select all, type."""
-    cell.locator(".CodeMirror").click()
-    page.keyboard.press("Control+A")
-    page.keyboard.insert_text(source)
-    typed = cell.locator(".CodeMirror").evaluate("(el) => el.CodeMirror.getValue()")
-    assert typed == source
-
-
-def run(cell, expect_selector: str) -> None:
-    """Press the cell's run button and wait until its output shows ``expect_selector``."""
-    cell.locator(".thebe-run-button").click()
-    cell.locator(expect_selector).first.wait_for(timeout=RUN_TIMEOUT_MS)
-
-
-STDOUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stdout']"
-ERROR = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
-# A figure re-drawn live: Jupyter shows the SVG a notebook's figure comes with (its words as text),
-# or the PNG when there is no SVG.
-IMAGE = ".jp-OutputArea-output[data-mime-type^='image/'] img"
 
 
 def ran_cells(page) -> list[bool]:
