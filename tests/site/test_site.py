@@ -16,195 +16,27 @@ While iterating, point the tests at a site built elsewhere instead of building _
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import html
-import io
-import json
-import os
 import re
-from collections import Counter
-from dataclasses import dataclass, fields
-from functools import partial
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
 
-import numpy as np
 import pytest
 from fontTools.ttLib import TTFont
-from PIL import Image
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from _ext.editions.translation.figure_words import DATA, FIGURE, TEMPLATE, TEMPLATES, WORDS, map_texts
 from benchmarks import lighthouse
 from bookbuild import EPUB_NAME, ROOT
-from bookbuild.catalogs import CATALOGS, package_texts, read
-from selfattn.figures import FIGURES as INTERACTIVE_FIGURES
-from selfattn.figures.output import embedded_json
-from tests.helpers import PDF, code_blocks, figure_messages
+from tests.helpers import PDF, code_blocks
+from tests.site.crawl import BACKGROUND, PHONE, PageReport, failures, is_dark
 from tools import page_downloads
-from tools.browser import Visit, accessibility_problems, first_visit, offline_context, switch
+from tools.browser import first_visit, offline_context
 from tools.serve import serve
 
 pytestmark = pytest.mark.book
 
-# What the page shows a reader: every image's state, every formula as typeset, every icon.
-PROBE = r"""() => {
-    const images = [...document.images].map((img) => ({
-        src: img.getAttribute("src"),
-        alt: (img.getAttribute("alt") || "").trim(),
-        loaded: img.complete && img.naturalWidth > 0,
-    }));
-    const math = [...document.querySelectorAll("span.math, div.math")];
-    const untypeset = math
-        .filter((el) => !el.querySelector("math"))
-        .map((el) => el.textContent.trim().slice(0, 80));
-    // A typeset formula's text: what it draws and its MathML (both renderers give screen readers
-    // MathML), without the TeX source the MathML carries as an annotation.
-    const typesetText = (el) => {
-        const copy = el.cloneNode(true);
-        copy.querySelectorAll("annotation").forEach((a) => a.remove());
-        return copy.textContent.replace(/\s+/g, " ").trim();
-    };
-    const backslashes = math
-        .filter((el) => el.querySelector("math") && typesetText(el).includes("\\"))
-        .map((el) => typesetText(el).slice(0, 80));
-    const mathErrors = [...document.querySelectorAll(".katex-error, merror, mjx-merror")].map((el) =>
-        (el.getAttribute("title") || el.getAttribute("data-mjx-error") || el.textContent).slice(0, 80));
-    const skip = "pre, code, script, style, textarea, .katex, mjx-container, .highlight";
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    const rawTex = [];
-    const pattern = /\\\(|\\\)|\\\[|\\\]|\$\$|\\begin\{|\\(frac|sqrt|sum|mathbf|mathrm|cdot|times)\b/;
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        if (!node.parentElement.closest(skip) && pattern.test(node.textContent)) {
-            rawTex.push(node.textContent.trim().slice(0, 80));
-        }
-    }
-    // Icons on screen, drawn by the theme's CSS (a ::before glyph) in a Font Awesome web font.
-    const loadedFonts = [...document.fonts].filter((f) => f.status === "loaded").map((f) => f.family);
-    const icons = [...document.querySelectorAll(".fa, .fas, .far, .fab, .fa-solid, .fa-regular, .fa-brands")]
-        .filter((el) => el.getClientRects().length > 0)
-        .map((el) => {
-            const glyph = getComputedStyle(el, "::before");
-            const family = glyph.fontFamily.split(",")[0].replace(/["']/g, "").trim();
-            return {
-                name: el.className,
-                drawn: !["none", "normal", '""'].includes(glyph.content) && el.offsetWidth > 0,
-                fontLoaded: loadedFonts.some((f) => f.replace(/["']/g, "") === family),
-                glyph: glyph.content.replace(/^["']|["']$/g, ""),
-                font: [family, glyph.fontWeight],
-            };
-        });
-    const figures = document.querySelectorAll(".sa-fig").length;
-    // Where the page's live code loads thebe from once pressed, resolved as live-code.js does.
-    const liveCode = document.getElementById("live-code-config");
-    const root = new URL(document.documentElement.dataset.content_root || "", document.baseURI);
-    const thebe = liveCode && new URL(JSON.parse(liveCode.textContent).thebeUrl, root).href;
-    return {
-        images, mathCount: math.length, untypeset, backslashes, mathErrors, rawTex, icons, figures, thebe,
-    };
-}"""
-
-# The content figures of a page: images in the article body (not logos or icons).
-FIGURES = ".bd-article img"
-# An image's own pixels on screen: its box without the padding and border the theme may add.
-CONTENT_BOX = """(el) => {
-    const r = el.getBoundingClientRect(), s = getComputedStyle(el);
-    const inset = (side) => parseFloat(s[`padding${side}`]) + parseFloat(s[`border${side}Width`]);
-    const x = r.left + inset("Left"), y = r.top + inset("Top");
-    return {x, y, width: r.right - inset("Right") - x, height: r.bottom - inset("Bottom") - y};
-}"""
 # Alt text that is only the image's file name (what a plain cell output gets) describes nothing.
 FILE_NAME = re.compile(r"\.(png|jpe?g|gif|svg|webp)$", re.I)
-
-
-# A phone held upright: the narrowest width the site is laid out for (phones are 360 to 414 px).
-PHONE = {"width": 360, "height": 780}
-# On a phone: how far the page scrolls sideways, and the header's controls it cuts off.
-PHONE_PROBE = """() => ({
-    sideways: document.scrollingElement.scrollWidth - window.innerWidth,
-    cutOff: [...document.querySelectorAll(".header-article-items a, .header-article-items button")]
-        .filter((el) => el.getClientRects().length && el.getBoundingClientRect().right > window.innerWidth)
-        .map((el) => el.getAttribute("aria-label") || el.title || el.textContent.trim()),
-})"""
-
-
-@dataclass
-class SchemeLook:
-    """A page on its visit, once switched to the reader's light or dark colour scheme."""
-
-    theme: str  # the theme the page then shows
-    background: str  # the body's background colour
-    figures: list[tuple[float, float]]  # figure_legibility of each content figure, on screen
-    errors: list[str]  # browser errors that came while it was switched, not on loading
-
-
-@dataclass
-class PageReport:
-    visit: Visit  # what the first visit did, until the page was drawn, probed and seen on a phone
-    probe: dict
-    weights: dict[str, int]
-    accessibility: list[str]  # axe's serious and critical findings, and breaks of LIGHTHOUSE_RULES
-    phone: dict  # PHONE_PROBE at PHONE's width
-    figure_texts: list[dict]  # FIGURE_TEXTS: each drawn interactive figure's text
-    live_code_button: str  # the Live Code button's label ("" on a page without it)
-    schemes: dict[str, SchemeLook]  # the page switched to "light", then to "dark"
-    figure_states: list[str]  # axe's findings in the figures as their controls are pressed, errors
-    later: Visit  # what the page did after the first visit: switched to dark and back, controls pressed
-
-
-@pytest.fixture(scope="module")
-def site(request) -> Path:
-    """The built site: SELFATTN_SITE if set, else a fresh strict build of the book."""
-    override = os.environ.get("SELFATTN_SITE")
-    if override:
-        return Path(override)
-    return request.getfixturevalue("built_book")
-
-
-@pytest.fixture(scope="module")
-def server(site):
-    with serve(site) as site_server:
-        yield site_server
-
-
-@pytest.fixture(scope="module")
-def crawl(site, server, browser) -> dict[str, PageReport]:
-    """One visit to every page of the site, each page loaded once: what its first visit showed
-    and fetched, on a desktop and on a phone; then, on the same visit, the page switched to the
-    reader's light and dark schemes (and back to light), and its figures' controls pressed."""
-    reports = {}
-    for path in page_downloads.site_pages(site):
-        name = path.relative_to(site).as_posix()
-        with first_visit(browser, server.url(name)) as (page, visit):
-            probe, accessibility = page.evaluate(PROBE), accessibility_problems(page)
-            texts = figure_texts(page) if probe["figures"] else []
-            button = page.locator(".live-code-button")
-            label = button.inner_text() if button.count() else ""
-            desktop = page.viewport_size
-            page.set_viewport_size(PHONE)
-            phone = page.evaluate(PHONE_PROBE)
-            page.set_viewport_size(desktop)
-            first = copy.deepcopy(visit)
-            schemes = {scheme: switched(page, visit, scheme) for scheme in ("light", "dark")}
-            switch(page, "light")  # the colours it was loaded in, for pressing its controls
-            states = figure_states(page, visit) if probe["figures"] else []
-        later = Visit(
-            **{f.name: getattr(visit, f.name)[len(getattr(first, f.name)) :] for f in fields(Visit)}
-        )
-        weights = page_downloads.tally(site, first)
-        reports[name] = PageReport(
-            first, probe, weights, accessibility, phone, texts, label, schemes, states, later
-        )
-    return reports
-
-
-def failures(crawl: dict[str, PageReport], what) -> str:
-    """One line per page where `what(report)` found something, for an assertion message."""
-    lines = [f"{name}: {found}" for name, report in crawl.items() if (found := what(report))]
-    return "\n".join(lines)
 
 
 def test_the_crawl_covers_every_chapter_in_the_table_of_contents(site, crawl):
@@ -367,52 +199,21 @@ def test_no_page_has_a_serious_accessibility_problem(crawl):
     assert not problems, f"axe's serious and critical findings:\n{problems}"
 
 
-# A figure's controls, in groups: the buttons of one row (a role="group" names it) or the controls
-# of one kind. PRESS presses every control of a group in turn, and moves each slider to both ends.
-FIGURE_CONTROLS = """
-    const figure = document.querySelectorAll(".sa-fig")[index];
-    const group = (el) =>
-        el.closest("[role=group]")?.getAttribute("aria-label") || `${el.type} ${el.className}`;
-    const controls = () => [...figure.querySelectorAll("button, input[type=range]")];
-"""
-CONTROL_GROUPS = "(index) => {" + FIGURE_CONTROLS + "return [...new Set(controls().map(group))]; }"
-PRESS = (
-    "([index, name]) => {"
-    + FIGURE_CONTROLS
-    + """
-    const members = () => controls().filter((el) => group(el) === name);
-    for (let i = 0; i < members().length; i++) {
-        const control = members()[i];
-        if (control.type !== "range") { control.click(); continue; }
-        for (const end of [control.max, control.min]) {
-            control.value = end;
-            control.dispatchEvent(new Event("input", {bubbles: true}));
-        }
-    }
-}"""
-)
-
-
-def figure_states(page, visit: Visit) -> list[str]:
-    """Each group of each figure's controls pressed in turn on ``page``: axe's findings in the
-    figures after each group, and the browser errors that pressing them brought."""
-    before, problems = list(visit.errors), []
-    for index in range(page.locator(".sa-fig").count()):
-        pressed: set[str] = set()
-        while todo := [g for g in page.evaluate(CONTROL_GROUPS, index) if g not in pressed]:
-            pressed.add(todo[0])  # pressing one group can show another
-            page.evaluate(PRESS, [index, todo[0]])
-            found = accessibility_problems(page, ".sa-fig")
-            problems += [f"figure {index}, after {todo[0]!r}: {p}" for p in found]
-    return problems + [f"browser error: {error}" for error in visit.errors if error not in before]
-
-
 def test_figures_stay_accessible_in_every_state_their_controls_reach(crawl):
     """Each group of a figure's controls pressed in turn, axe checks the figures after each group
     (on the crawl's visit, after its other checks); pressing them throws nothing."""
     problems = [f"{name}, {p}" for name, report in crawl.items() for p in dict.fromkeys(report.figure_states)]
     assert any(report.probe["figures"] for report in crawl.values()), "the check saw no figure at all"
     assert not problems, "axe's findings in the figures' states:\n" + "\n".join(problems)
+
+
+def test_no_figure_scrolls_sideways_on_a_desktop(crawl):
+    """At the crawl's desktop width every interactive figure fits the page's column (a quatrain's
+    head maps are drawn compact); only on a phone may a wide one scroll."""
+    problems = failures(
+        crawl, lambda r: {f["kind"]: f["sideways"] for f in r.figure_texts if f["sideways"] > 1} or None
+    )
+    assert not problems, f"figures wider than the column (px):\n{problems}"
 
 
 def test_every_page_fits_a_phone(crawl):
@@ -586,227 +387,6 @@ def test_only_the_search_pages_load_the_search_index(site):
     assert sorted(loading) == ["search.html", "zh/search.html"]
 
 
-def test_the_chinese_edition_finds_a_chinese_term(site, server, browser):
-    links = search(browser, server, "注意力权重", edition="zh/")
-    assert links, "searching the Chinese edition for 注意力权重 found nothing"
-    assert all("/zh/book/" in link for link in links), links
-
-
-# Each interactive figure's visible text, and the text each of its elements holds itself.
-FIGURE_TEXTS = """() => [...document.querySelectorAll('.sa-fig[data-sa-ready]')].map((fig) => ({
-    kind: fig.dataset.kind,
-    title: fig.querySelector('.sa-title').innerText,
-    description: fig.querySelector('.sa-sr').textContent,
-    body: fig.querySelector('.sa-body').innerText,
-    own: [...fig.querySelectorAll('*')].map((n) => [...n.childNodes].filter((c) => c.nodeType === 3)
-        .map((c) => c.textContent).join('').trim()).filter(Boolean),
-}))"""
-CHINESE = re.compile(r"[\u4e00-\u9fff]")
-# Every interactive figure of a page drawn (the crawl's settle scrolls to each in turn).
-ALL_DRAWN = (
-    "() => [...document.querySelectorAll('.sa-fig')].every((fig) => fig.hasAttribute('data-sa-ready'))"
-)
-
-
-def figure_texts(page) -> list[dict]:
-    """FIGURE_TEXTS of ``page`` once every figure is drawn (or, if one never is, those drawn)."""
-    with contextlib.suppress(PlaywrightTimeout):
-        page.wait_for_function(ALL_DRAWN)
-    return page.evaluate(FIGURE_TEXTS)
-
-
-def english_in(texts: dict, english: list[str]) -> list[str]:
-    """What the scripts write in English that shows in a figure's ``texts`` (FIGURE_TEXTS): a
-    label that is all of an element's text, or a longer piece of a sentence around its values."""
-    labels = {text for text in english if "{" not in text}
-    pieces = {
-        piece.strip()
-        for text in english
-        for piece in re.split(r"\{\w+\}", text)
-        if len(piece.strip()) >= 12 and re.search("[A-Za-z]{3}", piece)
-    }
-    return sorted({t for t in texts["own"] if t in labels} | {p for p in pieces if p in texts["body"]})
-
-
-def test_the_chinese_edition_s_figures_and_live_code_read_in_chinese(site, crawl):
-    """On the crawl's visit to each Chinese page with figures, every figure is drawn and reads in
-    Chinese, and so does the Live Code button (the visit's errors are checked with every page's)."""
-    pages = sorted(p for p in (site / "zh" / "book").glob("*.html") if 'class="sa-fig"' in p.read_text())
-    assert len(pages) >= 5, pages
-    english, problems, kinds = package_texts(), [], set()
-    for path in pages:
-        name = path.relative_to(site).as_posix()
-        figures, button = crawl[name].figure_texts, crawl[name].live_code_button
-        count = path.read_text().count('class="sa-fig"')
-        if len(figures) != count:
-            problems.append(f"{name}: {len(figures)} of its {count} figures drawn")
-        kinds |= {figure["kind"] for figure in figures}
-        if not CHINESE.search(button):
-            problems.append(f"{name}: the live code button reads {button!r}")
-        for figure in figures:
-            where = f"{name} {figure['kind']}"
-            problems += [
-                f"{where}: no Chinese in its {part}"
-                for part in ("title", "description", "body")
-                if not CHINESE.search(figure[part])
-            ]
-            problems += [f"{where}: English {text!r}" for text in english_in(figure, english)]
-    assert len(kinds) == len(INTERACTIVE_FIGURES), sorted(kinds)
-    assert not problems, "\n".join(problems)
-
-
-def shifted(value):
-    """A figure's words (their JSON) with every computed number changed, as on another machine."""
-    if isinstance(value, dict):
-        return {"words": value["words"], "values": {k: shifted(v) for k, v in value["values"].items()}}
-    if isinstance(value, list):
-        return [shifted(item) for item in value]
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return value
-    return value + 1 if isinstance(value, int) else value + 0.0123
-
-
-def with_other_numbers(page: str) -> str:
-    """``page`` as if its figures had been computed elsewhere: each Words value changed."""
-
-    def attribute(match: re.Match) -> str:
-        words = json.dumps(shifted(json.loads(html.unescape(match.group(1)))), ensure_ascii=False)
-        return f'data-words="{html.escape(words)}"'
-
-    def block(match: re.Match) -> str:
-        placed = [[path, shifted(words)] for path, words in json.loads(match.group(2))]
-        return match.group(1) + embedded_json(placed) + match.group(3)
-
-    return TEMPLATES.sub(block, TEMPLATE.sub(attribute, page))
-
-
-def figure_words(page: str) -> list[str]:
-    """What a reader reads of each figure in ``page``: titles, descriptions, the data's Words."""
-    texts = [
-        html.unescape(match.group(3)) for match in WORDS.finditer(page) if "sa-fallback" not in match.group(1)
-    ]
-    for figure in FIGURE.findall(page):
-        data, placed = DATA.search(figure), TEMPLATES.search(figure)
-        for path, _ in json.loads(placed.group(2)) if placed else []:
-            value = json.loads(data.group(2).replace("<\\/", "</"))
-            for step in path:
-                value = value[step]
-            texts.append(value)
-    return texts
-
-
-def translated(catalog: dict[str, str], text: str) -> str:
-    return catalog.get(text) or text
-
-
-def test_figures_computed_with_other_numbers_still_read_in_chinese(site):
-    """The Chinese build translates a figure's words from its chapter's catalog; here the English
-    pages' figures, every computed value changed, are translated the same way: each text reads in
-    Chinese and shows the changed numbers, so no catalog entry holds one build's digits."""
-    pages = sorted(p for p in (site / "book").glob("*.html") if 'class="sa-fig"' in p.read_text())
-    assert len(pages) >= 5, pages
-    problems, changed = [], 0
-    for path in pages:
-        catalog = {m.id: m.string for m in read(CATALOGS / f"{path.stem}.po") if m.id and not m.fuzzy}
-        page = path.read_text(encoding="utf-8")
-        pieces = {
-            piece.strip()
-            for text in figure_messages(page)
-            for piece in re.split(r"\{[^{}]*\}", text)
-            if len(piece.strip()) >= 12 and re.search("[A-Za-z]{3}", piece)
-        }
-        ours = figure_words(map_texts(page, partial(translated, catalog)))
-        theirs = figure_words(map_texts(with_other_numbers(page), partial(translated, catalog)))
-        for text in theirs:
-            left = [piece for piece in pieces if piece in text]
-            if left or not CHINESE.search(text):
-                problems.append(f"{path.name}: English {left or text[:90]!r}")
-        changed += sum(a != b for a, b in zip(ours, theirs, strict=True))
-    assert not problems, "\n".join(problems)
-    assert changed >= 10, "the changed numbers are filled into the translations"
-
-
-IMAGE = re.compile(r'<img [^>]*src="[^"]*_images/([^"/]+)"')
-
-
-def test_the_chinese_edition_draws_its_figures_words_in_chinese(site):
-    """The images the chapters draw show their words in Chinese on the Chinese site: each is
-    another file than the English one (redrawn from the figure's SVG with the chapter's
-    translations, _ext/editions/translation/figure_text.py), of the same pixel size, so the page keeps its
-    layout. Only a drawing whose words are all code, numbers or names stays as it is (two:
-    prerequisites' matrix product and embedding lookup)."""
-    redrawn, kept, resized = 0, [], []
-    for page in sorted((site / "book").glob("*.html")):
-        english = IMAGE.findall(page.read_text(encoding="utf-8"))
-        chinese = IMAGE.findall((site / "zh" / "book" / page.name).read_text(encoding="utf-8"))
-        assert len(english) == len(chinese), f"{page.name}: {len(english)} images, {len(chinese)} in Chinese"
-        for ours, theirs in zip(english, chinese, strict=True):
-            if ours == theirs:
-                kept.append(page.name)
-                continue
-            redrawn += 1
-            with Image.open(site / "_images" / ours) as a, Image.open(site / "zh" / "_images" / theirs) as b:
-                if a.size != b.size:
-                    resized.append(f"{page.name}: {a.size} in English, {b.size} in Chinese")
-    assert kept == ["prerequisites.html"] * 2, f"drawn in English on the Chinese site: {kept}"
-    assert not resized, "\n".join(resized)
-    assert redrawn >= 40, redrawn
-
-
-def glued(page: Path) -> Counter:
-    """The values glued into a page's text (MyST-NB's pasted-text spans)."""
-    return Counter(re.findall(r'<span class="pasted-text">([^<]*)</span>', page.read_text(encoding="utf-8")))
-
-
-def test_both_editions_show_the_same_glued_values_on_every_page(site):
-    pages = sorted((site / "book").glob("*.html"))
-    assert pages and all((site / "zh" / "book" / page.name).is_file() for page in pages)
-    differ = [page.name for page in pages if glued(page) != glued(site / "zh" / "book" / page.name)]
-    assert not differ, f"the editions show different numbers on {differ}"
-
-
-# What the book's extensions and the theme write around the chapters, found in a page's HTML.
-CHROME = {
-    "the sidebar's title": r'logo__title">([^<]*)<',
-    "a part's caption": r'role="heading"><span class="caption-text">([^<]*)<',
-    "an exercise's title": r'<span class="caption-number">[^<]*</span>\s*\((.*?)\)</p>',
-    "the edition line": r'class="edition">(.*?)</p>',
-    "the author": r'component-author">(.*?)</p>',
-}
-
-
-def test_the_chinese_edition_reads_in_chinese_around_its_chapters(site):
-    pages = sorted((site / "zh" / "book").glob("*.html"))
-    found = {what: [] for what in CHROME}
-    for page in pages:
-        html = page.read_text(encoding="utf-8")
-        for what, pattern in CHROME.items():
-            found[what] += [(page.name, text.strip()) for text in re.findall(pattern, html, re.S)]
-    assert all(found.values()), f"not on any page: {[what for what, texts in found.items() if not texts]}"
-    english = {
-        what: sorted({text for _, text in texts if not CHINESE.search(text)}) for what, texts in found.items()
-    }
-    assert not any(english.values()), f"still in English: {english}"
-
-
-def figure_legibility(png: bytes) -> tuple[float, float]:
-    """Relative luminance (0 black .. 1 white) of a figure's outer ring, and of its darkest 0.5% of pixels."""
-    rgb = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=float) / 255  # (H, W, 3)
-    lum = rgb @ np.array([0.2126, 0.7152, 0.0722])  # (H, W)
-    ring = np.concatenate([lum[1], lum[-2], lum[:, 1], lum[:, -2]])
-    return float(ring.mean()), float(np.quantile(lum, 0.005))
-
-
-BACKGROUND = "() => getComputedStyle(document.body).backgroundColor"
-THEME = "() => document.documentElement.dataset.theme"
-
-
-def is_dark(color: str) -> bool:
-    """Whether a CSS ``rgb(...)`` colour is dark (relative luminance below 0.3)."""
-    r, g, b = (int(v) for v in re.findall(r"\d+", color)[:3])
-    return 0.2126 * r + 0.7152 * g + 0.0722 * b < 0.3 * 255
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_first_visit_is_painted_in_the_reader_s_colours_at_once(server, browser, scheme):
     """Before the theme's script runs (held back here), a first-time reader's page already has
@@ -832,20 +412,6 @@ def test_a_first_visit_is_painted_in_the_reader_s_colours_at_once(server, browse
     assert painted["border"] == "1px", (
         f"inline code is drawn without its border until the theme's script runs: {painted}"
     )
-
-
-def switched(page, visit: Visit, scheme: str) -> SchemeLook:
-    """``page`` switched to the reader's colour ``scheme``: the theme and background it then shows,
-    each content figure's legibility on screen, and the browser errors that came meanwhile."""
-    before = list(visit.errors)
-    switch(page, scheme)
-    figures = []
-    for figure in page.query_selector_all(FIGURES):
-        figure.scroll_into_view_if_needed()
-        figures.append(figure_legibility(page.screenshot(clip=figure.evaluate(CONTENT_BOX))))
-    page.evaluate("() => window.scrollTo(0, 0)")
-    errors = [error for error in visit.errors if error not in before]
-    return SchemeLook(page.evaluate(THEME), page.evaluate(BACKGROUND), figures, errors)
 
 
 def test_figures_are_legible_in_light_and_dark_mode(crawl):
