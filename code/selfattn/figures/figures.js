@@ -609,9 +609,16 @@
     show(last);
   };
 
-  // 12. The heads of one block: each head's attention weights for one text.
+  // 12. The heads of one block: each head's attention weights for one text. Past COMPACT positions
+  // the table is drawn compact, each weight in two digits without its "0" (.49), so that a
+  // quatrain's 26 columns fit the page's width.
+  const COMPACT = 16;
+  function short(x) {
+    return x >= 0.995 ? "1" : x.toFixed(2).slice(1);
+  }
   views["head-maps"] = function (body, d) {
-    const status = statusLine(), table = el("table", { class: "sa-table" });
+    const compact = d.tokens.length > COMPACT, status = statusLine();
+    const table = el("table", { class: compact ? "sa-table sa-compact" : "sa-table" });
     let head = d.head, row = d.row;
     const heads = d.heads.map((_, h) => button(phrase("head {h}", { h }), () => { head = h; show(); }));
     function show() {
@@ -625,8 +632,8 @@
         const tr = table.appendChild(el("tr", { class: r === row ? "sa-picked" : "" }, [el("th", { scope: "row" },
           [pick])]));
         weights.forEach((x, j) => {
-          tr.append(j > r ? el("td", { class: "sa-c", text: "" }) : paint(el("td", { class: "sa-c", text: fmt(x) }),
-            ramp(VIRIDIS, x)));
+          tr.append(j > r ? el("td", { class: "sa-c", text: "" }) : paint(el("td", { class: "sa-c",
+            text: compact ? short(x) : fmt(x) }), ramp(VIRIDIS, x)));
         });
       });
       const ranked = w[row].map((x, j) => [x, j]).filter((p) => p[1] <= row).sort((a, b) => b[0] - a[0]);
