@@ -4,10 +4,11 @@ that no one reads half of it."""
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+
+from selfattn.files import write_atomically
 
 
 def own_files(out: Path, pattern: str) -> Iterator[Path]:
@@ -27,8 +28,6 @@ def loaded(out: Path, name: re.Pattern) -> set[str]:
     return {found for page in pages(out) for found in name.findall(page.read_text(encoding="utf-8"))}
 
 
-def write_atomically(target: Path, text: str) -> None:
+def write_text_atomically(target: Path, text: str) -> None:
     """Write ``text`` to ``target`` at once: a browser or a build never reads half of it."""
-    written = target.with_name(f"{target.name}.{os.getpid()}")
-    written.write_text(text, encoding="utf-8")
-    written.replace(target)
+    write_atomically(target, lambda file: file.write(text.encode("utf-8")))

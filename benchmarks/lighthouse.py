@@ -22,13 +22,12 @@ import tempfile
 from pathlib import Path
 
 from _ext.content.katex_math import node_binary
-from bookbuild import ROOT
+from bookbuild import ROOT, SITE
 from tools.browser import CHROMIUM
 from tools.page_downloads import site_pages
 from tools.serve import serve
 
 LIGHTHOUSE = ROOT / "node_modules" / "lighthouse" / "cli" / "index.js"
-SITE = ROOT / "_build" / "html"
 BUDGETS = {"performance": 90, "accessibility": 100, "best-practices": 100, "seo": 100}
 PAINTS = {"FCP": "first-contentful-paint", "LCP": "largest-contentful-paint"}
 

@@ -33,14 +33,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from bookbuild import ROOT
+from bookbuild import ROOT, SITE
 
 INIT_BUDGET = 20.0  # seconds from the kernel being ready to the setup cells having run
 RUN_ALL_BUDGET = 60.0  # seconds for the whole page, try-it cells left out
 FETCH_BUDGET = 10.0  # seconds to fetch and read every published run from a local server
 VENV = ROOT / "_build" / "binder-venv"
 HOME = ROOT / "_build" / "binder-home"
-SITE = ROOT / "_build" / "html"
 FETCHED = "Loaded the book's trained run"  # selfattn.published says so for each run it fetches
 
 

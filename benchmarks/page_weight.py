@@ -16,15 +16,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from bookbuild import ROOT
+from bookbuild import SITE
 from tools.page_downloads import GZIP_BUDGET, PAGE_BUDGET, SITE_BUDGET, measure, over_budget, site_size, table
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "site", nargs="?", type=Path, default=ROOT / "_build" / "html", help="built HTML folder"
-    )
+    parser.add_argument("site", nargs="?", type=Path, default=SITE, help="built HTML folder")
     args = parser.parse_args(argv)
     if not (args.site / "search.html").is_file():
         parser.error(f"{args.site} is not a built site (run `make book` first)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from bookbuild import ROOT
+from bookbuild import SITE
 from selfattn import ATTENTION
 from tools.figure_page import draw
 from tools.page_downloads import FigureWeight, figure_weight
@@ -43,7 +43,7 @@ def reference_figures() -> list[tuple[str, FigureWeight]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("paths", nargs="*", type=Path, default=[ROOT / "_build" / "html"])
+    parser.add_argument("paths", nargs="*", type=Path, default=[SITE])
     parser.add_argument("--figures", action="store_true", help="measure every reference figure instead")
     args = parser.parse_args()
     if args.figures:

@@ -26,6 +26,17 @@ CELL_TIMEOUT, ALLOW_ERRORS = EXECUTE["timeout"], EXECUTE["allow_errors"]
 # The build's run cache (selfattn/run_cache.py): every chapter, test and benchmark that trains shares
 # it, and make site publishes the runs in it with the site (selfattn/published.py).
 BUILD_RUNS = ROOT / "_build" / "runs"
+# The executed chapters (jupyter-cache): every build reads the outputs from there.
+EXECUTION_CACHE = ROOT / "_build" / ".jupyter_cache"
+
+
+def site_of(output: Path) -> Path:
+    """The site a build into the folder ``output`` writes (``--path-output``; the book's: ROOT)."""
+    return output / "_build" / "html"
+
+
+# The site make site writes: the English edition, the Chinese in zh/, the published runs in runs/.
+SITE = site_of(ROOT)
 # The gettext build (`make translations`): the English messages, extracted with their own doctrees.
 MESSAGES = ROOT / "_build" / "messages"
 # The chapters' text alone, extracted without executing the book (``bookbuild.catalogs current``).

@@ -33,8 +33,18 @@ from pathlib import Path
 import yaml
 from jupyter_book.cli.main import main as jupyter_book
 
-from bookbuild import CONFIG, MESSAGES, PROSE_MESSAGES, ROOT, epub_build, pdf_build
-from bookbuild.execute import BOOK_TOC, CACHE, chapters, execute
+from bookbuild import (
+    CONFIG,
+    EXECUTION_CACHE,
+    MESSAGES,
+    PROSE_MESSAGES,
+    ROOT,
+    SITE,
+    epub_build,
+    pdf_build,
+    site_of,
+)
+from bookbuild.execute import BOOK_TOC, chapters, execute
 from bookbuild.optimize import optimize
 
 DOCUTILS_CONFIG = ROOT / "docutils.conf"
@@ -61,7 +71,7 @@ def config_for(output: Path, language: str | None, pdf: bool = False, execute: b
     saved environment, which would otherwise look out of date at every build.
     """
     config = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
-    config["execute"]["cache"] = str(CACHE)
+    config["execute"]["cache"] = str(EXECUTION_CACHE)
     if not execute:
         config["execute"]["execute_notebooks"] = "off"
     sphinx = config["sphinx"]
@@ -113,11 +123,11 @@ def main(argv: Sequence[str]) -> None:
     sphinx([*options, *argv])
     if "--builder" in argv:
         return
-    written = (Path(output) if output else ROOT) / "_build" / "html"
+    written = site_of(Path(output) if output else ROOT)
     if not unoptimized:
         optimize(written)
     if edition:
-        site = ROOT / "_build" / "html" / language.split("_")[0]
+        site = SITE / language.split("_")[0]
         shutil.rmtree(site, ignore_errors=True)
         shutil.copytree(written, site)
 

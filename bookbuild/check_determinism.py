@@ -33,11 +33,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from bookbuild import BUILD_RUNS, CELL_TIMEOUT, ROOT
+from _ext.content.joined_streams import joined
+from bookbuild import BUILD_RUNS, CELL_TIMEOUT, EXECUTION_CACHE, ROOT
 from selfattn.run_cache import RUN_CACHE_ENV
 
 BOOK = ROOT / "book"
-CACHE = ROOT / "_build" / ".jupyter_cache"
 NOT_BUILT = "no cached execution of this source: build the book first (jupyter-book build .)"
 
 # The only output lines allowed to differ between two executions: wall-clock timings, each
@@ -148,9 +148,9 @@ def cached(path: Path):
     """The outputs the last book build stored for the chapter's current source, or None."""
     from jupyter_cache import get_cache
 
-    if not CACHE.is_dir():
+    if not EXECUTION_CACHE.is_dir():
         return None
-    cache = get_cache(CACHE)
+    cache = get_cache(EXECUTION_CACHE)
     try:
         record = cache.match_cache_notebook(read(path))
     except KeyError:
@@ -162,9 +162,9 @@ def expected_seconds(path: Path) -> float:
     """How long the last book build took to execute the chapter (0 if unknown): longest first."""
     from jupyter_cache import get_cache
 
-    if not CACHE.is_dir():
+    if not EXECUTION_CACHE.is_dir():
         return 0.0
-    records = [r for r in get_cache(CACHE).list_cache_records() if Path(r.uri) == path]
+    records = [r for r in get_cache(EXECUTION_CACHE).list_cache_records() if Path(r.uri) == path]
     return max((r.data.get("execution_seconds", 0.0) for r in records), default=0.0)
 
 
@@ -186,21 +186,11 @@ def hidden(output) -> bool:
 def join_streams(outputs: list) -> list:
     """The outputs a cell shows, with consecutive pieces of one stream joined into one, as the
     page shows them (_ext/content/joined_streams.py); hidden glued values neither show nor separate."""
-    joined: list = []
-    for output in outputs:
-        if hidden(output):
-            continue
-        previous = joined[-1] if joined else None
-        if (
-            output["output_type"] == "stream"
-            and previous is not None
-            and previous["output_type"] == "stream"
-            and previous["name"] == output["name"]
-        ):
-            joined[-1] = {**previous, "text": previous["text"] + output["text"]}
-        else:
-            joined.append(output)
-    return joined
+    return joined(
+        [output for output in outputs if not hidden(output)],
+        lambda output: output["name"] if output["output_type"] == "stream" else None,
+        lambda first, second: {**first, "text": first["text"] + second["text"]},
+    )
 
 
 GLUE_TEXT = re.compile(r"\{glue:text\}`([^`]+)`")

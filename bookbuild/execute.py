@@ -38,14 +38,14 @@ from jupyter_cache.executors import load_executor
 from myst_nb.core.read import is_myst_markdown_notebook
 from sphinx_external_toc.parsing import parse_toc_yaml
 
-from bookbuild import ALLOW_ERRORS, BUILD_RUNS, CELL_TIMEOUT, ROOT
+from bookbuild import ALLOW_ERRORS, BUILD_RUNS, CELL_TIMEOUT, EXECUTION_CACHE, ROOT
 from selfattn.corpus import load_corpus
+from selfattn.files import write_atomically
 from selfattn.registry import make_model
 from selfattn.run_cache import RUN_CACHE_ENV, cache_folder, code_digest, every_module, has, run_key
 from selfattn.runs import Run, book_runs
 from selfattn.training import fit
 
-CACHE = ROOT / "_build" / ".jupyter_cache"
 # Beside a cache: the package's digest when the cache's outputs were made.
 STAMP_NAME = ".package.sha256"
 BOOK_TOC = ROOT / "_toc.yml"
@@ -101,7 +101,7 @@ def untrained_runs() -> dict[str, Run]:
 
 
 def execute(
-    pages: list[Path], jobs: int | None = None, train_first: bool = True, cache_dir: Path = CACHE
+    pages: list[Path], jobs: int | None = None, train_first: bool = True, cache_dir: Path = EXECUTION_CACHE
 ) -> None:
     """Run every page of ``pages`` whose outputs are not cached; exit with each failure's traceback.
 
@@ -117,10 +117,7 @@ def execute(
         if cache_dir.exists():
             print("The package changed since the chapters last ran: every chapter runs again.")
             cache.clear_cache()
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        written = stamp.with_name(f"{stamp.name}.{os.getpid()}")
-        written.write_text(digest)
-        written.replace(stamp)  # at once: builds that run side by side read it
+        write_atomically(stamp, lambda file: file.write(digest.encode()))  # builds side by side read it
     staged = [cache.add_nb_to_project(str(page), read_data=READER) for page in pages]
     todo = cache.list_unexecuted(filter_pks=[record.pk for record in staged])
     if not todo:

@@ -39,7 +39,7 @@ from fontTools import subset
 
 from _ext.content.katex_math import node_binary
 from _ext.npm_dependency import npm_dependency
-from _ext.written_site import loaded, own_files, pages, write_atomically
+from _ext.written_site import loaded, own_files, pages, write_text_atomically
 from bookbuild import ROOT
 
 # --- The theme's files no page loads -----------------------------------------------------------
@@ -126,7 +126,7 @@ def quiet_tokens(site: Path) -> None:
     for page in pages(site):
         html = page.read_text(encoding="utf-8")
         if (quieter := quiet(html, classes)) != html:
-            write_atomically(page, quieter)
+            write_text_atomically(page, quieter)
 
 
 # --- One style sheet a page --------------------------------------------------------------------
@@ -187,7 +187,7 @@ def write_bundle(static: Path, name: str, parts: list[str]) -> set[Path]:
     sheets = [inlined((static / part).resolve(), static, read) for part in parts]
     keep = [KEEP if Path(part).name in OWN_SHEETS else ("", "") for part in parts]
     css = "\n".join(start + sheet + end for sheet, (start, end) in zip(sheets, keep, strict=True))
-    write_atomically(static / name, header(parts) + UNTRIMMED + css)
+    write_text_atomically(static / name, header(parts) + UNTRIMMED + css)
     return read
 
 
@@ -211,9 +211,9 @@ def one_link(page: Path, static: Path) -> None:
     head = head.replace(links[0], f'<link rel="stylesheet" href="{href}" />\n', 1)
     for link in links[1:]:
         head = head.replace(link, "", 1)
-    write_atomically(page, head + html[end:])
+    write_text_atomically(page, head + html[end:])
     if not (static / name).is_file():  # its parts for now; they are read once every page links it
-        write_atomically(static / name, header(parts))
+        write_text_atomically(static / name, header(parts))
 
 
 def bundle_stylesheets(site: Path) -> None:
@@ -281,7 +281,7 @@ def trim_stylesheets(site: Path) -> None:
     trimmed = json.loads(result.stdout)
     for bundle in bundles:
         before = bundle.stat().st_size
-        write_atomically(bundle, trimmed[str(bundle)].replace(UNTRIMMED, "", 1))
+        write_text_atomically(bundle, trimmed[str(bundle)].replace(UNTRIMMED, "", 1))
         print(f"{bundle.name}: {before} -> {bundle.stat().st_size} bytes without unused rules")
 
 
@@ -364,7 +364,7 @@ def cut_icons(site: Path) -> None:
         cut(font, icons)
     for path, css in sheets.items():
         if (kept := named_rules(css, named)) != css:
-            write_atomically(path, kept)
+            write_text_atomically(path, kept)
 
 
 # --- The stage ----------------------------------------------------------------------------------

@@ -20,10 +20,10 @@ from packaging.utils import canonicalize_name
 
 from _ext.content.katex_math import node_binary
 from _ext.editions.translation.figure_words import map_texts
-from bookbuild import ROOT, built_pdf
+from bookbuild import ROOT, SITE, built_pdf
 from selfattn import History, TrainConfig, fit, published, run_cache
 
-HTML = ROOT / "_build" / "html"
+HTML = SITE
 # The PDF editions, where make pdf builds them (bookbuild.build_pdf).
 PDF, PDF_ZH = built_pdf("en"), built_pdf("zh_CN")
 

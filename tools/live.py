@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import IO
 
 from _ext.content.live_code import SERVER_INFO_ENV
-from bookbuild import BUILD_RUNS, ROOT
+from bookbuild import BUILD_RUNS, ROOT, site_of
 from selfattn.run_cache import RUN_CACHE_ENV
 from tools.serve import SERVER_INFO, serve
 
@@ -57,7 +57,7 @@ def build_site(
     if local_server:
         env[SERVER_INFO_ENV] = SERVER_INFO
     subprocess.run(command, check=True, cwd=ROOT, env=env, capture_output=quiet, text=True)
-    return output / "_build" / "html"
+    return site_of(output)
 
 
 @dataclass
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         help="build nothing: serve the live build already in --output as it is",
     )
     args = parser.parse_args(argv)
-    html = args.output / "_build" / "html"
+    html = site_of(args.output)
     if args.no_build and not (html / "index.html").is_file():
         parser.error(f"--no-build: no live build in {args.output} (run once without --no-build)")
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from sphinx.application import Sphinx
 
-from _ext.written_site import loaded, write_atomically
+from _ext.written_site import loaded, write_text_atomically
 
 COPY = re.compile(r"<script data-selfattn-figures>(.*?)</script>", re.S)
 SCRIPT = re.compile(r"\bfigures-[0-9a-f]{16}\.js\b")  # in _static
@@ -53,7 +53,7 @@ def _page_context(app: Sphinx, pagename: str, templatename: str, context: dict, 
     for text in scripts:
         name = script_name(text)
         if not (static / name).is_file():
-            write_atomically(static / name, text)
+            write_text_atomically(static / name, text)
         app.add_js_file(name, loading_method="defer", **{MARK: ""})
     context["body"] = body
 

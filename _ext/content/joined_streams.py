@@ -8,17 +8,37 @@ next. This extension joins consecutive pieces of the same stream (stdout with st
 stderr) back into one block, character for character, as Jupyter itself shows them; output
 between them (a figure, a displayed value) keeps them apart. Nothing is stripped or reordered.
 
-``bookbuild/check_determinism.py`` compares executions after the same joining.
+``bookbuild/check_determinism.py`` compares executions after the same joining (:func:`joined`,
+on a notebook's outputs).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
 
 from docutils import nodes
 from sphinx.application import Sphinx
 
 STREAMS = ("stream", "stderr")  # the classes MyST-NB gives stdout and stderr blocks
+Output = TypeVar("Output")
+
+
+def joined(
+    outputs: list[Output],
+    stream: Callable[[Output], Hashable | None],
+    join: Callable[[Output, Output], Output],
+) -> list[Output]:
+    """``outputs`` with each run of neighbours from one stream (``stream``: which, or None for an
+    output that is not printed text) joined into one by ``join``, in order."""
+    kept: list[Output] = []
+    for output in outputs:
+        which = stream(output)
+        if which is not None and kept and stream(kept[-1]) == which:
+            kept[-1] = join(kept[-1], output)
+        else:
+            kept.append(output)
+    return kept
 
 
 def _stream(node: nodes.Node) -> tuple[str, ...] | None:
@@ -30,23 +50,22 @@ def _stream(node: nodes.Node) -> tuple[str, ...] | None:
 
 def join_streams(doctree: nodes.document) -> int:
     """Join consecutive blocks of one stream in every cell's outputs; returns how many were joined."""
-    joined = 0
+    count = 0
     for outputs in list(doctree.findall(nodes.container)):
         if "cell_output" not in outputs["classes"]:
             continue
-        kept: list[nodes.Node] = []
-        for child in outputs.children:
-            kind = _stream(child)
-            if kind is not None and kept and _stream(kept[-1]) == kind:
-                text = kept[-1].astext() + child.astext()
-                kept[-1][:] = [nodes.Text(text)]
-                kept[-1].rawsource = text
-                joined += 1
-            else:
-                kept.append(child)
+        kept = joined(outputs.children, _stream, _join_blocks)
         if len(kept) < len(outputs.children):
+            count += len(outputs.children) - len(kept)
             outputs[:] = kept
-    return joined
+    return count
+
+
+def _join_blocks(first: nodes.literal_block, second: nodes.literal_block) -> nodes.literal_block:
+    text = first.astext() + second.astext()
+    first[:] = [nodes.Text(text)]
+    first.rawsource = text
+    return first
 
 
 def _doctree_read(app: Sphinx, doctree: nodes.document) -> None:
