@@ -9,7 +9,7 @@ NODE_STAMP := node_modules/.package-lock.json
 INSTALL    := $(STAMP) $(NODE_STAMP)
 
 .PHONY: help install book site pdf pdf-into-sites tex-check test test-check missing-debs missing-pdf-debs clean \
-  epub translations lock lint test-fast test-book test-browser test-pdf test-reexecute
+  epub translations lock lint test-fast test-book test-browser test-pdf test-reexecute site-unoptimized
 
 ## help: list the targets, each with what it does (the default)
 help:
@@ -134,9 +134,14 @@ epub-en:
 epub-zh:
 	$(BUILD) --language zh_CN --builder custom --custom-builder epub
 site-en:
-	$(SITE_ENV) $(BUILD)
+	$(SITE_ENV) $(BUILD) $(SITE_FLAGS)
 site-zh:
-	$(SITE_ENV) $(BUILD) --language zh_CN
+	$(SITE_ENV) $(BUILD) --language zh_CN $(SITE_FLAGS)
+
+## site-unoptimized: make site without its last step (bookbuild/optimize.py): each page loads every
+## stylesheet and script as its own file, as written, for working on the style in a browser's tools
+site-unoptimized:
+	$(MAKE) --no-print-directory site SITE_FLAGS=--unoptimized
 
 ## translations: extract the English messages and merge them into the Chinese edition's catalogs
 ## (locale/zh_CN); new or changed messages then show up in `python -m bookbuild.catalogs check`
