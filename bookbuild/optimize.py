@@ -37,8 +37,7 @@ from pathlib import Path
 
 from fontTools import subset
 
-from _ext.content.katex_math import node_binary
-from _ext.npm_dependency import npm_dependency
+from _ext.npm_dependency import node_binary, npm_dependency
 from _ext.written_site import loaded, own_files, pages, write_text_atomically
 from bookbuild import ROOT
 

@@ -18,8 +18,8 @@ import torch
 import yaml
 from packaging.utils import canonicalize_name
 
-from _ext.content.katex_math import node_binary
 from _ext.editions.translation.figure_words import map_texts
+from _ext.npm_dependency import node_binary
 from bookbuild import ROOT, SITE, built_pdf
 from selfattn import History, TrainConfig, fit, published, run_cache
 

