@@ -17,7 +17,7 @@ import json
 import shutil
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from _ext.paths import ROOT
 
 
 def pinned_version(name: str, root: Path = ROOT) -> str:

@@ -15,12 +15,19 @@ from the repository's root (``python -m bookbuild.build``); pytest finds them th
 
 from pathlib import Path
 
-import yaml
+from _ext.paths import (  # noqa: F401 (the build's paths, read from here too)
+    CONFIG,
+    EPUB_NAME,
+    PDF_NAME,
+    ROOT,
+    SETTINGS,
+    built_epub,
+    built_pdf,
+    epub_build,
+    pdf_build,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFIG = ROOT / "_config.yml"
-_SETTINGS = yaml.safe_load(CONFIG.read_text(encoding="utf-8"))
-EXECUTE = _SETTINGS["execute"]
+EXECUTE = SETTINGS["execute"]
 # How long one cell may run, and whether a cell may fail, as the book's build allows.
 CELL_TIMEOUT, ALLOW_ERRORS = EXECUTE["timeout"], EXECUTE["allow_errors"]
 # The build's run cache (selfattn/run_cache.py): every chapter, test and benchmark that trains shares
@@ -41,33 +48,3 @@ SITE = site_of(ROOT)
 MESSAGES = ROOT / "_build" / "messages"
 # The chapters' text alone, extracted without executing the book (``bookbuild.catalogs current``).
 PROSE_MESSAGES = ROOT / "_build" / "prose-messages"
-# PDF_NAME: the PDF editions' file name, as latex_documents' targetname names it; EPUB_NAME: the
-# EPUB editions', as epub_basename does.
-PDF_NAME = Path(_SETTINGS["latex"]["latex_documents"]["targetname"])
-EPUB_NAME = Path(f"{_SETTINGS['sphinx']['config']['epub_basename']}.epub")
-
-
-def pdf_build(language: str) -> Path:
-    """The folder the PDF edition in ``language`` ("en", "zh_CN") is built into.
-
-    A folder of its own, with doctrees of their own: the LaTeX extension changes a setting
-    (``numfig_secnum_depth``) that the sites' builds read too, so with the site's doctrees each
-    build would find the other's and read every chapter again.
-    """
-    return ROOT / "_build" / f"pdf-{language}"
-
-
-def built_pdf(language: str) -> Path:
-    """The PDF edition in ``language`` as ``make pdf`` leaves it."""
-    return pdf_build(language) / "_build" / "latex" / PDF_NAME.with_suffix(".pdf").name
-
-
-def epub_build(language: str) -> Path:
-    """The folder the EPUB edition in ``language`` is built into: one of its own, as a PDF
-    edition's, so that its build and the site's never find each other's doctrees."""
-    return ROOT / "_build" / f"epub-{language}"
-
-
-def built_epub(language: str) -> Path:
-    """The EPUB edition in ``language`` as ``make epub`` leaves it."""
-    return epub_build(language) / "_build" / "epub" / EPUB_NAME.name

@@ -13,15 +13,13 @@ import subprocess
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.metadata import version
-from pathlib import Path
 from typing import Any
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
 from _ext.editions.translation import say
-
-ROOT = Path(__file__).resolve().parents[2]
+from _ext.paths import ROOT
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """The site's downloadable editions, the PDF and the EPUB: each copied into the site and linked.
 
 ``make pdf`` leaves each language's PDF at ``_build/pdf-<language>/_build/latex/<name>.pdf``
-(``bookbuild.built_pdf``), ``make epub`` its EPUB at ``_build/epub-<language>/_build/epub/<name>.epub``
-(``bookbuild.built_epub``). A site (the ``html`` builder) offers an edition when it finds its
+(``_ext.paths.built_pdf``), ``make epub`` its EPUB at ``_build/epub-<language>/_build/epub/<name>.epub``
+(``_ext.paths.built_epub``). A site (the ``html`` builder) offers an edition when it finds its
 language's file, or when the environment variable says that one is built after it
 (``SELFATTN_PDF_EDITION=1``, ``SELFATTN_EPUB_EDITION=1``): ``make book`` builds the sites first,
 so that they need not wait for LaTeX, and copies each file into its site when it is built. For
@@ -33,7 +33,7 @@ from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 
-from bookbuild import built_epub, built_pdf
+from _ext.paths import built_epub, built_pdf
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ the JavaScript (the four browser scripts, and the build's two Node.js scripts), 
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -90,3 +91,21 @@ def test_the_package_imports_without_a_cycle():
 def test_the_cycle_check_finds_a_cycle():
     assert import_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert import_cycle({"a": {"b"}, "b": set()}) == []
+
+
+def imported_names(folder: str) -> set[str]:
+    """Every module name the Python files under ``folder`` import (``import a.b``, ``from a.b import c``)."""
+    names = set()
+    for path in (ROOT / folder).rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names.add(node.module)
+    return names
+
+
+def test_the_extensions_need_nothing_of_the_build():
+    """bookbuild imports _ext (its paths, the site's file helpers), never the other way round."""
+    assert "_ext.paths" in imported_names("bookbuild"), "the check reads imports"
+    assert not {name for name in imported_names("_ext") if name.split(".")[0] == "bookbuild"}
