@@ -68,7 +68,7 @@ def median(values: list[dict]) -> dict:
     return {key: statistics.median(value[key] for value in values) for key in values[0]}
 
 
-def chapters(site: Path) -> list[str]:
+def chapter_pages(site: Path) -> list[str]:
     """Every chapter page of both editions, site-relative."""
     return [p.relative_to(site).as_posix() for p in site_pages(site) if "/book/" in f"/{p.relative_to(site)}"]
 
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--runs {args.runs}: a page needs at least one audit")
     if not LIGHTHOUSE.is_file():
         raise SystemExit(f"no Lighthouse in {LIGHTHOUSE.parent}: run `make install`")
-    pages = args.pages or chapters(args.site)
+    pages = args.pages or chapter_pages(args.site)
     header = "".join(f"{name:>16}" for name in BUDGETS) + "".join(f"{name:>8}" for name in PAINTS)
     print(f"{'page':<40}{header}")
     print(f"{'budget':<40}" + "".join(f"{f'>= {b}':>16}" for b in BUDGETS.values()))

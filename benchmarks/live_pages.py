@@ -182,10 +182,10 @@ def inside(args: list[str]) -> None:
 # ---------------------------------------------------------------- the table
 
 
-def chapters() -> list[str]:
-    from bookbuild.execute import chapters as in_toc_order
+def chapter_names() -> list[str]:
+    from bookbuild.execute import notebooks_in_toc
 
-    return [path.stem for path in in_toc_order()]
+    return [path.stem for path in notebooks_in_toc()]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{fetch['seconds']:.1f} s (budget {FETCH_BUDGET:.0f} s)\n"
         )
         print(f"{'chapter':<28}{'init s':>8}{'run all s':>11}{'try s':>8}{'fetched':>9}{'trained':>9}")
-        for name in args.chapters or chapters():
+        for name in args.chapters or chapter_names():
             page = on_one_core(python, env, name)
             late = page["init"] > INIT_BUDGET or page["run_all"] > RUN_ALL_BUDGET
             over += late and args.runs != "none"

@@ -26,7 +26,7 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 
-from benchmarks.lighthouse import BUDGETS, audit, chapters, scores
+from benchmarks.lighthouse import BUDGETS, audit, chapter_pages, scores
 from bookbuild import ROOT
 from bookbuild.optimize import NAMES, optimize
 from tools.page_downloads import EDITION_FOLDERS, site_size
@@ -92,7 +92,7 @@ def head(first: str) -> str:
 
 def longest_chapters(site: Path) -> list[str]:
     """Each edition's longest chapter page, site-relative."""
-    pages = chapters(site)
+    pages = chapter_pages(site)
     by_edition: dict[str, list[str]] = {}
     for page in pages:
         by_edition.setdefault(page.split("/")[0] if page.split("/")[0] in EDITION_FOLDERS else "", []).append(
@@ -131,7 +131,7 @@ def survey(raw: Path, pages: list[str], runs: int) -> None:
     print(head("page: unoptimized / optimized") + "".join(f"{name[:8]:>10}" for name in OTHERS))
     under = []
     with serve(unoptimized, gzip=True) as before, serve(optimized, gzip=True) as after:
-        for page in pages or chapters(raw):
+        for page in pages or chapter_pages(raw):
             first, second = alternate((before.url(page), after.url(page)), runs, tuple(BUDGETS))
             others = {name: statistics.median(run[name] for run in second) for name in OTHERS}
             marked = {

@@ -44,7 +44,7 @@ from bookbuild import (
     pdf_build,
     site_of,
 )
-from bookbuild.execute import BOOK_TOC, chapters, execute
+from bookbuild.execute import BOOK_TOC, execute, notebooks_in_toc
 from bookbuild.optimize import optimize
 
 DOCUTILS_CONFIG = ROOT / "docutils.conf"
@@ -116,7 +116,7 @@ def main(argv: Sequence[str]) -> None:
         output = str(ROOT / "_build" / language)
     elif output is None and "gettext" in argv:  # its own doctrees: Sphinx cannot share them
         output = str(MESSAGES)
-    execute(chapters(Path(toc) if toc else BOOK_TOC), train_first=toc is None)
+    execute(notebooks_in_toc(Path(toc) if toc else BOOK_TOC), train_first=toc is None)
     options = ["--toc", toc] if toc else []
     if output is not None:
         options += ["--path-output", output, "--config", str(config_for(Path(output), language, pdf))]

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from _ext.content.joined_streams import joined
 from bookbuild import BUILD_RUNS, CELL_TIMEOUT, EXECUTION_CACHE, ROOT
+from bookbuild.execute import notebooks_in_toc
 from selfattn.run_cache import RUN_CACHE_ENV
 
 BOOK = ROOT / "book"
@@ -92,11 +93,6 @@ class Report:
     differences: list[str] = field(default_factory=list)
     problem: str = ""  # why the chapter could not be compared
     timings: int = 0
-
-
-def chapters() -> list[Path]:
-    """Every page in ``book/`` that has code cells: the chapters that execute."""
-    return [path for path in sorted(BOOK.glob("*.md")) if "```{code-cell}" in path.read_text("utf-8")]
 
 
 def chapter_path(name: str) -> Path:
@@ -367,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=None, help="kernels at a time (default: CPU count)")
     args = parser.parse_args(argv)
-    paths = [chapter_path(name) for name in args.chapters] or chapters()
+    paths = [chapter_path(name) for name in args.chapters] or notebooks_in_toc()
     start = time.perf_counter()
     reports = check(paths, against_build=args.against_build, jobs=args.jobs)
     status = 0

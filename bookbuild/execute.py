@@ -53,7 +53,7 @@ BOOK_TOC = ROOT / "_toc.yml"
 READER = {"name": "myst_nb_md", "type": "plugin"}
 
 
-def chapters(toc: Path = BOOK_TOC) -> list[Path]:
+def notebooks_in_toc(toc: Path = BOOK_TOC) -> list[Path]:
     """The notebooks among the book's pages, in the order of its table of contents."""
     pages = [ROOT / f"{docname}.md" for docname in parse_toc_yaml(toc)]
     return [page for page in pages if page.is_file() and is_myst_markdown_notebook(page.read_text("utf-8"))]
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--toc", type=Path, help="the table of contents (default: the book's)")
     parser.add_argument("--jobs", type=int, default=None, help="chapters at once (default: one per core)")
     args = parser.parse_args(argv)
-    execute(chapters(args.toc or BOOK_TOC), args.jobs, train_first=args.toc is None)
+    execute(notebooks_in_toc(args.toc or BOOK_TOC), args.jobs, train_first=args.toc is None)
 
 
 if __name__ == "__main__":

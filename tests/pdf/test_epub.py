@@ -30,7 +30,7 @@ from _ext.editions.translation import say
 from bookbuild import ROOT, built_epub
 from bookbuild.catalogs import CATALOGS, read
 from tests.helpers import HTML
-from tests.pdf.test_pdf import chapters, first_heading, unspaced
+from tests.pdf.test_pdf import first_heading, toc_chapters, unspaced
 
 EPUBCHECK = Path("/usr/share/java/epubcheck.jar")  # Debian's epubcheck, run with java -jar
 SITES = {"en": HTML, "zh_CN": HTML / "zh"}  # the site that carries each edition's EPUB
@@ -151,7 +151,7 @@ def test_the_metadata_name_the_book_in_its_language(edition):
 
 @pytest.mark.tex
 def test_every_chapter_is_there_in_the_order_of_the_contents(edition):
-    docnames = [ROOT_PAGE, *(chapter.docname for chapter in chapters())]
+    docnames = [ROOT_PAGE, *(chapter.docname for chapter in toc_chapters())]
     pages = [page for page in edition.spine if page != "genindex.xhtml"]
     assert pages == [f"{docname}.xhtml" for docname in docnames]
     nav = visible_text(edition.text("nav.xhtml"))
@@ -183,7 +183,7 @@ def plain_messages(docname: str) -> list[tuple[str, str]]:
 def test_the_chinese_epub_reads_in_chinese(built_pdfs):
     epub = Epub("zh_CN", built_epub("zh_CN"))
     checked = 0
-    for chapter in chapters():
+    for chapter in toc_chapters():
         page = epub.page(chapter.docname)
         heading = re.search(r"<h1>(.*?)</h1>", page, re.S).group(1)
         assert unspaced(first_heading(chapter.docname, translated=True)) in unspaced(visible_text(heading))
@@ -200,7 +200,7 @@ def test_the_chinese_epub_reads_in_chinese(built_pdfs):
 @pytest.mark.tex
 def test_math_is_mathml_and_no_tex_shows(edition, built_book):
     with_math = 0
-    for chapter in chapters():
+    for chapter in toc_chapters():
         page = edition.page(chapter.docname)
         formulas = len(FORMULA.findall(article(site_page(edition.language, chapter.docname))))
         assert len(FORMULA.findall(page)) == formulas, f"{chapter.docname}: not every formula of the site"
@@ -217,7 +217,7 @@ def test_math_is_mathml_and_no_tex_shows(edition, built_book):
 def test_every_figure_is_an_image_inside_the_epub(edition, built_book):
     """As many images as the site shows, each an image file in the EPUB, and each of the site's
     HTML-only figures (the interactive ones) an image too."""
-    for chapter in chapters():
+    for chapter in toc_chapters():
         site = article(site_page(edition.language, chapter.docname))
         figures = re.findall(r"<figure\b.*?</figure>", site, flags=re.S)
         expected = len(re.findall(r'<img\b[^>]*src="[^"]*_images/', site)) + sum(

@@ -114,7 +114,7 @@ class Chapter:
     numbered: bool
 
 
-def chapters() -> list[Chapter]:
+def toc_chapters() -> list[Chapter]:
     """Every page of _toc.yml after the root, with its first heading."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     found = []
@@ -158,7 +158,7 @@ def html_page(docname: str) -> str:
 def glued_texts() -> list[tuple[str, str, str]]:
     """(page, glue key, text as the page shows it) for every ``{glue:text}`` in the chapters."""
     found = []
-    for chapter in chapters():
+    for chapter in toc_chapters():
         source = (ROOT / f"{chapter.docname}.md").read_text(encoding="utf-8")
         uses = re.findall(r"\{glue:text\}`([^`]+)`", source)
         if not uses:
@@ -190,7 +190,7 @@ def test_pdf_is_a4_with_a_sane_number_of_pages_and_no_blank_page(pdf):
     words = sum(len(page.split()) for page in pages(pdf))
     # Title page, contents, introduction and every chapter start a page; a full page holds
     # roughly 300-700 words, so the count must sit between those two readings of the text.
-    assert len(chapters()) + 3 <= n_pages <= max(words / 100, len(chapters()) * 3), (n_pages, words)
+    assert len(toc_chapters()) + 3 <= n_pages <= max(words / 100, len(toc_chapters()) * 3), (n_pages, words)
     blank = [number for number, text in enumerate(pages(pdf), 1) if len(text.split()) < 2]
     assert not blank, f"pages without text (blank pages): {blank}"
 
@@ -200,7 +200,7 @@ def test_title_page_and_contents_come_first(pdf):
     title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
     assert norm(title) in norm(pages(pdf)[0])
     assert contents(pdf).startswith("contents")
-    for chapter in chapters():
+    for chapter in toc_chapters():
         assert norm(chapter.title) in contents(pdf), f"{chapter.title!r} not in the contents"
 
 
@@ -218,7 +218,7 @@ def test_pages_are_numbered_from_the_introduction_on(edition):
 @pytest.mark.tex
 def test_every_chapter_has_a_numbered_heading_and_a_bookmark_like_the_site(pdf, built_book):
     marks = outline(pdf)
-    for chapter in chapters():
+    for chapter in toc_chapters():
         hits = [page for page, title in marks if norm(title) == norm(chapter.title)]
         assert hits, f"no bookmark for {chapter.title!r}"
         assert norm(chapter.title) in norm(pages(pdf)[hits[0] - 1]), (
@@ -294,7 +294,7 @@ def test_the_chinese_pdf_draws_its_figures_words_in_chinese(pdf, pdf_zh):
 @pytest.mark.tex
 def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
     site_images, site_figures, numbers = 0, 0, []
-    for chapter in chapters():
+    for chapter in toc_chapters():
         page = html_page(chapter.docname)
         article = page[page.find('<article class="bd-article"') :]
         site_images += len(re.findall(r'<img\b[^>]*src="[^"]*_images/', article))
@@ -311,7 +311,7 @@ def test_every_site_figure_is_an_image_in_the_pdf(pdf, built_book):
 
 @pytest.mark.tex
 def test_the_pdf_has_a_math_font_when_the_site_shows_math(edition, built_book):
-    has_math = any('class="math' in html_page(chapter.docname) for chapter in chapters())
+    has_math = any('class="math' in html_page(chapter.docname) for chapter in toc_chapters())
     fonts = run("pdffonts", edition)
     assert not has_math or "LatinModernMath" in fonts, "the site shows math but the PDF has no math font"
 
@@ -332,7 +332,7 @@ def test_exercise_solutions_follow_their_exercise(pdf):
     """Each exercise is printed, then its solution, before the next exercise starts, in every
     chapter that has exercises, in the book's order."""
     expected, first = [], None
-    for chapter in chapters():
+    for chapter in toc_chapters():
         source = (ROOT / f"{chapter.docname}.md").read_text(encoding="utf-8")
         exercises = re.findall(r"^`{3,}\{exercise\} (.+)\n:label: (\S+)", source, flags=re.M)
         solved = set(re.findall(r"^`{3,}\{solution(?:-start)?\} (\S+)", source, flags=re.M))
@@ -385,7 +385,7 @@ def test_quick_questions_are_asked_in_their_chapters_and_answered_at_the_back(pd
         flat(" ".join(pages(pdf)[back - 1 : glossary - 1])),
     )
     checked = 0
-    for chapter in chapters():
+    for chapter in toc_chapters():
         openings = answer_openings(chapter.docname)
         if not openings:
             continue
@@ -435,7 +435,7 @@ def test_the_chinese_pdf_has_the_translated_title_and_contents(pdf_zh):
     title = yaml.safe_load((ROOT / "_config.yml").read_text())["title"]
     assert unspaced(translation(root, title)) in unspaced(pages(pdf_zh)[0])
     listed = unspaced(contents(pdf_zh))
-    for chapter in chapters():
+    for chapter in toc_chapters():
         translated = first_heading(chapter.docname, translated=True)
         assert unspaced(translated) in listed, f"{translated!r} ({chapter.docname}) not in the contents"
 
@@ -444,7 +444,7 @@ def test_the_chinese_pdf_has_the_translated_title_and_contents(pdf_zh):
 def test_the_chinese_pdf_has_the_same_chapters_and_sections_as_the_english(pdf, pdf_zh):
     marks = outline(pdf_zh)
     assert len(marks) == len(outline(pdf)), "every part, chapter and section has one bookmark in each edition"
-    for chapter in chapters():
+    for chapter in toc_chapters():
         translated = first_heading(chapter.docname, translated=True)
         hits = [page for page, title in marks if unspaced(title) == unspaced(translated)]
         assert hits, f"no bookmark for {translated!r} ({chapter.docname})"

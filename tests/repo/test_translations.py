@@ -29,15 +29,15 @@ from bookbuild.catalogs import (
 )
 
 
-def chapters() -> list[str]:
-    """The chapter names of the table of contents."""
+def page_names() -> list[str]:
+    """The names of the table of contents' pages, sorted."""
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
     files = [toc["root"]] + [c["file"] for part in toc["parts"] for c in part["chapters"]]
     return sorted(name.split("/")[-1] for name in files)
 
 
 def test_every_chapter_has_a_catalog():
-    assert sorted(path.stem for path in CATALOGS.glob("*.po")) == chapters()
+    assert sorted(path.stem for path in CATALOGS.glob("*.po")) == page_names()
 
 
 def test_every_message_is_translated_with_its_markup_kept():
