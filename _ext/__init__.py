@@ -7,7 +7,8 @@ lists every one that a build loads, with a line on what it does.
   search) and the links between the editions' pages;
 - ``theme``: the theme, lean and accessible (its template, contrast, header, logo).
 
-``written_site`` and ``npm_dependency`` are what several of them share. Nothing here rewrites the
+``written_site``, ``npm_dependency`` and ``paths`` are what several of them share (``paths`` and
+the build too, which imports them: nothing here imports the build). Nothing here rewrites the
 written site for speed: that is ``bookbuild/optimize.py``, once Sphinx has written it. The
 extensions import one another as ``_ext.<group>.<module>``, from the repository's root.
 """
