@@ -273,6 +273,72 @@ def make_live(output: Path) -> Iterator[tuple[str, subprocess.Popen, list[str]]]
             raise
 
 
+def edit_run_and_redraw(page, hyper, plot, source: str, built_val: float) -> None:
+    """Twice, with another ``max_iters``: the reader edits the hyperparameter cell, runs it (the
+    cells above it run first, the button says models are loading) and its plot cell, and sees a
+    new loss and a new figure."""
+    # every state the button shows from here on, with its words
+    page.evaluate(WATCH_BUTTON)
+    images = []
+    for max_iters in (300, 600):
+        edit(hyper, page, source.replace("= BIGRAM\n", f"= replace(BIGRAM, max_iters={max_iters})\n"))
+        run(hyper, f"{STDOUT}:has-text('step {max_iters}:')")
+        live_val = float(re.search(r"val loss (\d+\.\d+)", hyper.locator(STDOUT).inner_text()).group(1))
+        if not images:  # the cells above it ran first; the ones below have not run yet
+            ran, at = ran_cells(page), hyper_index(page)
+            assert all(ran[: at + 1]) and not any(ran[at + 1 :]), ran
+            # the cell calls fit: while it ran, the button said the page was loading models
+            states = page.evaluate("window.liveCodeStates")
+            assert any(s.startswith("models: Loading the book's trained models") for s in states), states
+            assert states[-1].startswith("ready: Live"), states
+        assert 2.0 < live_val < 4.5 and live_val != built_val
+        previous = plot.locator(IMAGE).first.get_attribute("src") if images else None
+        plot.locator(".thebe-run-button").click()
+        page.wait_for_function(
+            "([cell, previous]) => { const img = cell.querySelector('.jp-OutputArea-output img');"
+            " return img !== null && img.getAttribute('src') !== previous; }",
+            arg=[plot.element_handle(), previous],
+            timeout=RUN_TIMEOUT_MS,
+        )
+        images.append(image_bytes(plot))
+    assert all(b"<svg" in image or image[:8] == b"\x89PNG\r\n\x1a\n" for image in images), images[0][:80]
+    assert images[0] != images[1], "each run draws a new figure"
+
+
+def mistakes_show_one_line(page, hyper) -> None:
+    """Each of a reader's mistakes shows the package's one-line message; a name that is not a
+    variable shows Python's own traceback."""
+    # a bad value, a misspelled field, an unusable seed, a context longer than the data
+    for mistake, expected in reader_mistakes():
+        edit(hyper, page, mistake)
+        hyper.locator(".thebe-run-button").click()  # wait for this mistake's message, not the last one's
+        hyper.locator(ERROR, has_text=expected).first.wait_for(timeout=RUN_TIMEOUT_MS)
+        shown = hyper.locator(".jp-OutputArea").inner_text().strip()
+        assert shown == f"ConfigError: {expected}", shown
+
+    # a name that is a field of config, not a variable: Python's own traceback, in colour
+    edit(hyper, page, "print(learning_rate)")
+    hyper.locator(".thebe-run-button").click()
+    hyper.locator(ERROR, has_text="NameError").first.wait_for(timeout=RUN_TIMEOUT_MS)
+
+
+def live_mode_serves_every_reader(page, hyper, plot) -> None:
+    """Named editors, re-drawn figures with their alt text, nothing serious for axe in light and
+    dark (an error's colours in AA contrast), and torch on one thread as on Binder."""
+    assert page.locator(".CodeMirror textarea").count() > 0
+    assert page.locator(".CodeMirror textarea:not([aria-label])").count() == 0
+    assert plot.locator(IMAGE).first.get_attribute("alt"), "a re-drawn figure keeps an alt text"
+    for scheme in ("light", "dark"):
+        switch(page, scheme)
+        problems = accessibility_problems(page)
+        assert not problems, f"axe's findings in live mode, {scheme}:\n" + "\n".join(problems)
+
+    # Binder gives a pod one CPU while torch sees every host core: the kernel uses one thread.
+    edit(hyper, page, "import torch\nprint('torch threads:', torch.get_num_threads())")
+    run(hyper, f"{STDOUT}:has-text('torch threads:')")
+    assert hyper.locator(STDOUT).inner_text().strip() == "torch threads: 1"
+
+
 def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites, browser):
     """``make live``'s command serves the chapter's live build (``sites``, made by the same
     ``live.build_site`` that ``make live`` builds the whole book with) with a local kernel and the
@@ -307,61 +373,9 @@ def test_make_live_serves_the_chapter_the_reader_edits_and_ctrl_c_stops_it(sites
         assert "config = BIGRAM\n" in source
         plot = hyper.locator("xpath=following-sibling::div[contains(@class, 'cell')][1]")
 
-        # every state the button shows from here on, with its words
-        page.evaluate(WATCH_BUTTON)
-        images = []
-        for max_iters in (300, 600):
-            edit(hyper, page, source.replace("= BIGRAM\n", f"= replace(BIGRAM, max_iters={max_iters})\n"))
-            run(hyper, f"{STDOUT}:has-text('step {max_iters}:')")
-            live_val = float(re.search(r"val loss (\d+\.\d+)", hyper.locator(STDOUT).inner_text()).group(1))
-            if not images:  # the cells above it ran first; the ones below have not run yet
-                ran, at = ran_cells(page), hyper_index(page)
-                assert all(ran[: at + 1]) and not any(ran[at + 1 :]), ran
-                # the cell calls fit: while it ran, the button said the page was loading models
-                states = page.evaluate("window.liveCodeStates")
-                assert any(s.startswith("models: Loading the book's trained models") for s in states), states
-                assert states[-1].startswith("ready: Live"), states
-            assert 2.0 < live_val < 4.5 and live_val != built_val
-            previous = plot.locator(IMAGE).first.get_attribute("src") if images else None
-            plot.locator(".thebe-run-button").click()
-            page.wait_for_function(
-                "([cell, previous]) => { const img = cell.querySelector('.jp-OutputArea-output img');"
-                " return img !== null && img.getAttribute('src') !== previous; }",
-                arg=[plot.element_handle(), previous],
-                timeout=RUN_TIMEOUT_MS,
-            )
-            images.append(image_bytes(plot))
-        assert all(b"<svg" in image or image[:8] == b"\x89PNG\r\n\x1a\n" for image in images), images[0][:80]
-        assert images[0] != images[1], "each run draws a new figure"
-
-        # a bad value, a misspelled field, an unusable seed, a context longer than the data
-        for mistake, expected in reader_mistakes():
-            edit(hyper, page, mistake)
-            hyper.locator(".thebe-run-button").click()  # wait for this mistake's message, not the last one's
-            hyper.locator(ERROR, has_text=expected).first.wait_for(timeout=RUN_TIMEOUT_MS)
-            shown = hyper.locator(".jp-OutputArea").inner_text().strip()
-            assert shown == f"ConfigError: {expected}", shown
-
-        # a name that is a field of config, not a variable: Python's own traceback, in colour
-        edit(hyper, page, "print(learning_rate)")
-        hyper.locator(".thebe-run-button").click()
-        hyper.locator(ERROR, has_text="NameError").first.wait_for(timeout=RUN_TIMEOUT_MS)
-
-        # Live mode is for every reader too: named editors, re-drawn figures with their alt text,
-        # an error's colours in AA contrast, in the reader's light and dark schemes.
-        assert page.locator(".CodeMirror textarea").count() > 0
-        assert page.locator(".CodeMirror textarea:not([aria-label])").count() == 0
-        assert plot.locator(IMAGE).first.get_attribute("alt"), "a re-drawn figure keeps an alt text"
-        for scheme in ("light", "dark"):
-            switch(page, scheme)
-            problems = accessibility_problems(page)
-            assert not problems, f"axe's findings in live mode, {scheme}:\n" + "\n".join(problems)
-
-        # Binder gives a pod one CPU while torch sees every host core: the kernel uses one thread.
-        edit(hyper, page, "import torch\nprint('torch threads:', torch.get_num_threads())")
-        run(hyper, f"{STDOUT}:has-text('torch threads:')")
-        assert hyper.locator(STDOUT).inner_text().strip() == "torch threads: 1"
-
+        edit_run_and_redraw(page, hyper, plot, source, built_val)
+        mistakes_show_one_line(page, hyper)
+        live_mode_serves_every_reader(page, hyper, plot)
         assert visit.page_errors == [], f"JavaScript exceptions: {visit.page_errors}"
         assert visit.blocked == [], f"live code asked for outside files: {visit.blocked}"
         assert any(file.endswith("/_thebe/index.js") for file in visit.fetched), "thebe came from the site"
