@@ -20,7 +20,7 @@ import pytest
 from bookbuild import BUILD_RUNS
 from selfattn import data, published, run_cache
 from selfattn.runs import COMPARED_BPE, POEMS, byte_pairs
-from tests.site.live_page import LAUNCH_TIMEOUT_MS, STDOUT, edit, open_chapter, run, wait_for_state
+from tests.site.live_page import ERROR, LAUNCH_TIMEOUT_MS, STDOUT, edit, open_chapter, run, wait_for_state
 from tools import live
 from tools.browser import offline_context
 from tools.serve import serve
@@ -74,7 +74,8 @@ def test_a_live_page_loads_part_sevens_published_runs_and_writes_a_poem(
             cell = page.locator("div.cell:not(.tag_thebe-init):has(.thebe-run-button)").first
             edit(cell, page, LOAD_AND_WRITE)
             run(cell, f"{STDOUT}:has-text('江')", timeout=300_000)
-            printed = cell.locator(STDOUT).inner_text()
+            printed = "".join(cell.locator(STDOUT).all_inner_texts())
+            stderr = "".join(cell.locator(ERROR).all_inner_texts())
             context.close()
     for name, rung in RUNS.items():
         built = run_cache.read(BUILD_RUNS / f"{run_cache.run_key(rung.kind, rung.config)}.pt")["history"]
@@ -85,6 +86,7 @@ def test_a_live_page_loads_part_sevens_published_runs_and_writes_a_poem(
         )
         key = run_cache.run_key(rung.kind, rung.config)
         assert (reader_cache / "runs" / f"{key}.pt").is_file(), "fetched into the reader's own cache"
+    assert stderr.count("Loaded the book's trained run") == len(RUNS), stderr
     poem = printed.strip().splitlines()[-2:]
     assert poem[0].startswith("江") and [len(line) for line in poem] == [12, 12], printed
     assert visit.page_errors == [], visit.page_errors
