@@ -50,8 +50,10 @@ endef
 # Trained runs are kept here and shared by the HTML build, the PDF build and the tests
 # (selfattn/run_cache.py); the key covers the config, the data and the model and training source.
 RUNS     := SELFATTN_RUN_CACHE=$(CURDIR)/_build/runs
-# jupyter-book build, with the chapters executed on every core first (bookbuild/build.py)
-BUILD    := $(RUNS) $(BIN)/python -m bookbuild.build -W -n --keep-going
+# jupyter-book build, with the chapters executed on every core first (bookbuild/build.py); -q:
+# Sphinx says nothing but its warnings (each an error: -W). make BUILD_LOG= shows its progress.
+BUILD_LOG ?= -q
+BUILD    := $(RUNS) $(BIN)/python -m bookbuild.build -W -n --keep-going $(BUILD_LOG)
 # With XeLaTeX, make book builds the PDF and EPUB editions after the sites and copies each into its
 # site: the sites link to them from the start (_ext/content/downloads.py).
 SITE_ENV := $(if $(HAVE_TEX),SELFATTN_PDF_EDITION=1 SELFATTN_EPUB_EDITION=1)

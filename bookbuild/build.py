@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -37,6 +38,7 @@ from bookbuild import (
     CONFIG,
     EXECUTION_CACHE,
     MESSAGES,
+    PDF_NAME,
     PROSE_MESSAGES,
     ROOT,
     SITE,
@@ -120,7 +122,14 @@ def main(argv: Sequence[str]) -> None:
     options = ["--toc", toc] if toc else []
     if output is not None:
         options += ["--path-output", output, "--config", str(config_for(Path(output), language, pdf))]
-    sphinx([*options, *argv])
+    if pdf:  # latexmk's steps, not LaTeX's thousands of lines; its errors if it fails
+        os.environ.setdefault("LATEXMKOPTS", "-silent")
+    try:
+        sphinx([*options, *argv])
+    except RuntimeError:
+        if pdf and output is not None:
+            print(latex_errors(Path(output) / "_build" / "latex" / PDF_NAME.with_suffix(".log").name))
+        raise
     if "--builder" in argv:
         return
     written = site_of(Path(output) if output else ROOT)
@@ -136,7 +145,32 @@ def sphinx(options: list[str], root: Path = ROOT) -> None:
     """``jupyter-book build`` of the book at ``root`` with ``options``, docutils set by
     ``docutils.conf``."""
     os.environ["DOCUTILSCONFIG"] = str(DOCUTILS_CONFIG)
-    jupyter_book(["build", str(root), *options], standalone_mode=False)
+    with warnings.catch_warnings():
+        # sphinx-external-toc looks at every object of the process (gc.get_objects()) for Sphinx's
+        # toctree collector, and torch, imported by the execution step, warns when one is its
+        # deprecated alias torch.distributed.reduce_op: nothing of the book's.
+        warnings.filterwarnings("ignore", r"`torch\.distributed\.reduce_op` is deprecated", FutureWarning)
+        jupyter_book(["build", str(root), *options], standalone_mode=False)
+
+
+def latex_errors(log: Path, context: int = 4) -> str:
+    """The errors LaTeX wrote into ``log``: each line that starts with ``!`` and the lines after it
+    up to the one that names the source line (``l.<n>``), at most ``context`` of them."""
+    if not log.is_file():
+        return f"LaTeX wrote no log ({log})."
+    lines = log.read_text("utf-8", errors="replace").splitlines()
+    errors = []
+    for at, line in enumerate(lines):
+        if line.startswith("! "):
+            shown = [line]
+            for after in lines[at + 1 : at + 1 + context]:
+                shown.append(after)
+                if after.startswith("l."):
+                    break
+            errors.append("\n".join(shown))
+    if not errors:
+        return f"LaTeX failed; its log says why: {log}"
+    return f"LaTeX's errors (from {log}):\n\n" + "\n\n".join(errors)
 
 
 def extract_prose(output: Path = PROSE_MESSAGES, root: Path = ROOT, toc: Path | None = None) -> Path:

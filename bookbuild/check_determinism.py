@@ -34,8 +34,8 @@ from functools import cache
 from pathlib import Path
 
 from _ext.content.joined_streams import joined
-from bookbuild import BUILD_RUNS, CELL_TIMEOUT, EXECUTION_CACHE, ROOT
-from bookbuild.execute import notebooks_in_toc
+from bookbuild import BUILD_RUNS, EXECUTION_CACHE, ROOT
+from bookbuild.execute import notebooks_in_toc, run_notebook
 from selfattn.run_cache import RUN_CACHE_ENV
 
 BOOK = ROOT / "book"
@@ -114,30 +114,10 @@ def read(path: Path):
 
 
 def execute(path: Path):
-    """The chapter executed in a fresh kernel, as the book build runs it (in the chapter's folder).
-
-    As in the build (``bookbuild.execute``), a failure outside the cells (a kernel that died at start:
-    kernels started side by side can pick the same port) gets one more run; a cell's error does not.
-    """
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
-
-    def run():
-        nb = read(path)
-        NotebookClient(
-            nb,
-            timeout=CELL_TIMEOUT,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(path.parent)}},
-        ).execute()
-        return nb
-
-    try:
-        return run()
-    except (CellExecutionError, CellTimeoutError):
-        raise
-    except Exception:
-        return run()
+    """The chapter executed in a fresh kernel, as the book build runs it (``bookbuild.execute``)."""
+    nb = read(path)
+    run_notebook(nb, path.parent)
+    return nb
 
 
 def cached(path: Path):

@@ -2,10 +2,10 @@
 
     python -m bookbuild.execute [--toc FILE] [--jobs N]    # bookbuild.build runs it first
 
-Every chapter of ``_toc.yml`` that is a notebook is staged in jupyter-cache's project and run by
-jupyter-cache's own executor (``local-serial``: in the chapter's folder, with the timeout and
-``allow_errors`` of ``_config.yml``), each chapter in a process of its own, as many at once as
-the machine has cores, so a chapter that trains for minutes holds up no other. A chapter whose
+Every chapter of ``_toc.yml`` that is a notebook is staged in jupyter-cache's project, run by
+nbclient (in the chapter's folder, with the timeout and ``allow_errors`` of ``_config.yml``) and
+stored with jupyter-cache's ``cache_notebook_bundle``, each chapter in a process of its own, as
+many at once as the machine has cores, so a chapter that trains for minutes holds up no other. A chapter whose
 code cells are cached already is not run again. The build then reads the outputs from the cache
 (``execute_notebooks: cache``) and runs nothing itself.
 
@@ -16,27 +16,32 @@ lets one train while the other waits (``selfattn.run_cache.claimed``). So that n
 core while it waits, a build of the whole book trains the runs its chapters train in full
 (:func:`selfattn.runs.book_runs`) first, in the same processes, the largest first.
 
-A chapter whose kernel dies before it ran (jupyter-cache reports it as errored, not excepted: no
-cell raised) runs once more. Kernels started side by side in separate processes can pick the same
-free port (jupyter_client's port cache guards only its own process; jupyter/jupyter_client#487),
-and then one dies at start. A cell that raises is the chapter's own error and is not run again.
+Each chapter's kernel talks to the build over local sockets in a folder of its own (ZeroMQ's IPC
+transport), not over TCP ports: kernels started side by side cannot pick the same port
+(jupyter/jupyter_client#487), and nothing the chapters print crosses the network unencrypted
+(ipykernel warns of that for every TCP kernel). A chapter that fails, in a cell or not, stops the
+build with its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
+import tempfile
 import time
+import traceback
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from multiprocessing import get_context
 from pathlib import Path
 
 from jupyter_cache import get_cache
-from jupyter_cache.base import JupyterCacheAbstract
-from jupyter_cache.executors import load_executor
+from jupyter_cache.base import CacheBundleIn
 from myst_nb.core.read import is_myst_markdown_notebook
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError
+from nbformat import NotebookNode
 from sphinx_external_toc.parsing import parse_toc_yaml
+from traitlets.config import Config
 
 from bookbuild import ALLOW_ERRORS, BUILD_RUNS, CELL_TIMEOUT, EXECUTION_CACHE, ROOT
 from selfattn.corpus import load_corpus
@@ -59,23 +64,48 @@ def notebooks_in_toc(toc: Path = BOOK_TOC) -> list[Path]:
     return [page for page in pages if page.is_file() and is_myst_markdown_notebook(page.read_text("utf-8"))]
 
 
-def _run(cache_dir: Path, pk: int) -> tuple[int, str, float]:
-    """Execute the staged notebook ``pk`` (in a process of its own); (pk, outcome, seconds).
+def run_notebook(nb: NotebookNode, folder: Path, allow_errors: bool = ALLOW_ERRORS) -> None:
+    """Execute ``nb`` in place in a fresh kernel started in ``folder``, with the build's timeout.
 
-    The outcome is ``executed``, ``excepted`` (a cell raised or timed out) or ``errored`` (the
-    notebook did not run to its end for another reason: its kernel did not start, or died).
+    The kernel's sockets are files in a temporary folder of their own (IPC transport); a cell that
+    raises or times out raises ``CellExecutionError`` or ``CellTimeoutError`` here.
     """
-    start = time.perf_counter()
-    executor = load_executor("local-serial", get_cache(cache_dir), logger=logging.getLogger(__name__))
-    result = executor.run_and_cache(filter_pks=[pk], timeout=CELL_TIMEOUT, allow_errors=ALLOW_ERRORS)
-    outcome = "errored" if result.errored else "excepted" if result.excepted else "executed"
-    return pk, outcome, time.perf_counter() - start
+    with tempfile.TemporaryDirectory(prefix="kernel-") as sockets:
+        local = Config({"KernelManager": {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}})
+        NotebookClient(
+            nb,
+            config=local,
+            timeout=CELL_TIMEOUT,
+            allow_errors=allow_errors,
+            record_timing=False,  # no wall-clock times in the stored notebook
+            resources={"metadata": {"path": str(folder)}},
+        ).execute()
 
 
-def _train(rung: Run) -> float:
-    """Train ``rung`` into the run cache (in a process of its own); the seconds it took."""
+def _run(cache_dir: Path, pk: int) -> tuple[int, str | None, float]:
+    """Execute the staged notebook ``pk`` (in a process of its own) and cache its outputs.
+
+    Returns (pk, the traceback if it failed, else None, seconds).
+    """
+    cache = get_cache(cache_dir)
+    staged = cache.get_project_notebook(pk)
     start = time.perf_counter()
-    fit(rung.kind, rung.config)
+    try:
+        run_notebook(staged.nb, Path(staged.uri).parent)
+    except (CellExecutionError, CellTimeoutError):
+        return pk, traceback.format_exc(), time.perf_counter() - start
+    except Exception:  # the kernel did not start, or died: said with the build's other failures
+        return pk, "Its kernel did not start or died:\n" + traceback.format_exc(), time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    executed = CacheBundleIn(staged.nb, staged.uri, data={"execution_seconds": seconds})
+    cache.cache_notebook_bundle(executed, check_validity=False, overwrite=True)
+    return pk, None, seconds
+
+
+def _train(run: Run) -> float:
+    """Train ``run`` into the run cache (in a process of its own); the seconds it took."""
+    start = time.perf_counter()
+    fit(run.kind, run.config)
     return time.perf_counter() - start
 
 
@@ -88,15 +118,13 @@ def untrained_runs() -> dict[str, Run]:
     if folder is None:
         return {}
 
-    def work(rung: Run) -> int:  # steps x positions per step x parameters
-        vocab_size = rung.config.bpe_vocab or load_corpus(rung.config.corpus).tokenizer.vocab_size
-        model = make_model(rung.kind, vocab_size, rung.config)
-        positions = rung.config.batch_size * rung.config.block_size
-        return rung.config.max_iters * positions * sum(p.numel() for p in model.parameters())
+    def work(run: Run) -> int:  # steps x positions per step x parameters
+        vocab_size = run.config.bpe_vocab or load_corpus(run.config.corpus).tokenizer.vocab_size
+        model = make_model(run.kind, vocab_size, run.config)
+        positions = run.config.batch_size * run.config.block_size
+        return run.config.max_iters * positions * sum(p.numel() for p in model.parameters())
 
-    todo = {
-        name: rung for name, rung in book_runs().items() if not has(folder, run_key(rung.kind, rung.config))
-    }
+    todo = {name: run for name, run in book_runs().items() if not has(folder, run_key(run.kind, run.config))}
     return dict(sorted(todo.items(), key=lambda item: work(item[1]), reverse=True))
 
 
@@ -126,46 +154,29 @@ def execute(
     print(f"Executing {len(todo)} of the {len(staged)} chapters, {jobs} at a time.", flush=True)
     names = {record.pk: _shown(Path(record.uri)) for record in todo}
     first = untrained_runs() if train_first else {}
-    failed: dict[int, str] = {}  # pk: outcome
+    failed: dict[int, str] = {}  # pk: traceback
     with ProcessPoolExecutor(max_workers=jobs, mp_context=get_context("spawn")) as pool:
         # Work starts in the order it is submitted: the runs, then the chapters in the book's order.
-        runs = {pool.submit(_train, rung): name for name, rung in first.items()}
+        runs = {pool.submit(_train, run): name for name, run in first.items()}
         pending: set[Future] = {*runs, *(pool.submit(_run, cache_dir, pk) for pk in names)}
-        retried: set[int] = set()
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for done in finished:
                 if done in runs:
                     print(f"  run {runs[done]}: trained in {done.result():.0f} s", flush=True)
                     continue
-                pk, outcome, seconds = done.result()
-                if outcome == "errored" and pk not in retried:
-                    print(
-                        f"  {names[pk]}: stopped after {seconds:.0f} s, not in a cell; running it again",
-                        flush=True,
-                    )
-                    retried.add(pk)
-                    pending.add(pool.submit(_run, cache_dir, pk))
-                    continue
-                shown = "executed" if outcome == "executed" else "FAILED"
-                print(f"  {names[pk]}: {shown} in {seconds:.0f} s", flush=True)
-                if outcome != "executed":
-                    failed[pk] = outcome
+                pk, failure, seconds = done.result()
+                print(f"  {names[pk]}: {'FAILED' if failure else 'executed'} in {seconds:.0f} s", flush=True)
+                if failure:
+                    failed[pk] = failure
     if failed:
-        reports = [f"{names[pk]}:\n{_failure(cache, pk, outcome)}" for pk, outcome in failed.items()]
+        reports = [f"{names[pk]}:\n{failure}" for pk, failure in failed.items()]
         raise SystemExit("A chapter failed to execute:\n\n" + "\n\n".join(reports))
 
 
 def _shown(page: Path) -> Path:
     """``page`` as the build's messages name it: from the repository's root when it lies inside."""
     return page.relative_to(ROOT) if page.is_relative_to(ROOT) else page
-
-
-def _failure(cache: JupyterCacheAbstract, pk: int, outcome: str) -> str:
-    """What went wrong with the staged notebook ``pk``: the cell's traceback, or what is known."""
-    if outcome == "excepted":
-        return cache.get_project_record(pk).traceback
-    return "It stopped twice, not in a cell: its kernel did not start or died (the error is printed above)."
 
 
 def main(argv: list[str] | None = None) -> None:

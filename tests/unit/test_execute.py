@@ -32,60 +32,68 @@ def test_with_the_run_cache_off_nothing_is_trained_first(monkeypatch):
     assert untrained_runs() == {}
 
 
-def flaky_kernel(folder: Path, deaths: int) -> Path:
+def dying_kernel(folder: Path) -> Path:
     """A kernel spec in ``folder`` that stands in for ``python3`` (with ``JUPYTER_PATH`` set to
-    ``folder / "jupyter"``): its first ``deaths`` starts die before replying. Returns the count file.
+    ``folder / "jupyter"``) and dies before it replies. Returns the file that counts its starts.
     """
     starts = folder / "starts"
     code = (
         "import pathlib, sys\n"
         f"starts = pathlib.Path({str(starts)!r})\n"
-        "n = int(starts.read_text()) + 1 if starts.exists() else 1\n"
-        "starts.write_text(str(n))\n"
-        f"if n <= {deaths}: sys.exit(1)\n"
-        "from ipykernel.kernelapp import launch_new_instance\n"
-        "launch_new_instance()\n"
+        "starts.write_text(str(int(starts.read_text()) + 1 if starts.exists() else 1))\n"
+        "sys.exit(1)\n"
     )
     spec = folder / "jupyter" / "kernels" / "python3"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-c", code, "-f", "{connection_file}"]
-    spec_json = {"argv": argv, "display_name": "flaky", "language": "python"}
-    (spec / "kernel.json").write_text(json.dumps(spec_json))
+    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "dying", "language": "python"}))
     return starts
 
 
-def chapter(folder: Path) -> Path:
+def chapter(folder: Path, code: str) -> Path:
     page = folder / "chapter.md"
     page.write_text(
         "---\njupytext:\n  text_representation:\n    format_name: myst\n"
         "kernelspec:\n  name: python3\n  display_name: Python 3\n---\n\n"
-        "# A chapter\n\n```{code-cell}\n1 + 1\n```\n"
+        f"# A chapter\n\n```{{code-cell}}\n{code}\n```\n"
     )
     return page
 
 
-@pytest.mark.parametrize("deaths", [1, 2])
-def test_a_chapter_whose_kernel_dies_at_start_runs_once_more(tmp_path, monkeypatch, capsys, deaths):
-    monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    starts, page, cache_dir = flaky_kernel(tmp_path, deaths), chapter(tmp_path), tmp_path / "_build" / "cache"
-    if deaths == 1:
+# What the chapter's kernel says of its own connection, and where it runs.
+TRANSPORT = "import os\nfrom ipykernel.kernelapp import IPKernelApp\nprint(IPKernelApp.instance().transport, os.getcwd())"
+
+
+def test_a_chapter_runs_in_its_folder_over_local_sockets_and_is_cached(tmp_path, capfd):
+    page, cache_dir = chapter(tmp_path, TRANSPORT), tmp_path / "_build" / "cache"
+    execute([page], jobs=1, train_first=False, cache_dir=cache_dir)
+    cache = get_cache(cache_dir)
+    assert not cache.list_unexecuted(), "its outputs are in the cache"
+    [record] = cache.list_cache_records()
+    [cell] = [cell for cell in cache.get_cache_bundle(record.pk).nb.cells if cell.cell_type == "code"]
+    [output] = cell.outputs
+    assert output["text"] == f"ipc {tmp_path}\n"
+    out, err = capfd.readouterr()
+    assert "chapter.md: executed in" in out
+    assert "TCP" not in err and not list(tmp_path.glob("kernel*")), "no TCP warning, no socket files left"
+
+
+def test_the_determinism_check_runs_a_chapter_as_the_build_does(tmp_path):
+    nb = determinism.execute(chapter(tmp_path, TRANSPORT))
+    assert nb.cells[1].outputs[0]["text"] == f"ipc {tmp_path}\n"
+
+
+def test_a_cell_that_raises_stops_the_build_with_its_traceback(tmp_path, capsys):
+    page, cache_dir = chapter(tmp_path, "1 / 0"), tmp_path / "_build" / "cache"
+    with pytest.raises(SystemExit, match=r"(?s)chapter\.md:.*ZeroDivisionError"):
         execute([page], jobs=1, train_first=False, cache_dir=cache_dir)
-        assert not get_cache(cache_dir).list_unexecuted(), "the second start ran the chapter"
-    else:
-        with pytest.raises(SystemExit, match="stopped twice, not in a cell"):
-            execute([page], jobs=1, train_first=False, cache_dir=cache_dir)
-    assert starts.read_text() == "2", "one more start, and no more"
-    assert "not in a cell; running it again" in capsys.readouterr().out
+    assert "chapter.md: FAILED in" in capsys.readouterr().out
+    assert get_cache(cache_dir).list_unexecuted(), "nothing cached"
 
 
-@pytest.mark.parametrize("deaths", [1, 2])
-def test_the_determinism_check_starts_a_dying_kernel_once_more(tmp_path, monkeypatch, deaths):
+def test_a_chapter_whose_kernel_dies_stops_the_build_and_says_so(tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
-    starts, page = flaky_kernel(tmp_path, deaths), chapter(tmp_path)
-    if deaths == 1:
-        nb = determinism.execute(page)
-        assert nb.cells[1].outputs[0]["data"]["text/plain"] == "2"
-    else:
-        with pytest.raises(RuntimeError, match="Kernel died"):
-            determinism.execute(page)
-    assert starts.read_text() == "2", "one more start, and no more"
+    starts, page = dying_kernel(tmp_path), chapter(tmp_path, "1 + 1")
+    with pytest.raises(SystemExit, match="Its kernel did not start or died"):
+        execute([page], jobs=1, train_first=False, cache_dir=tmp_path / "_build" / "cache")
+    assert starts.read_text() == "1", "started once: a kernel that dies is the chapter's failure"
