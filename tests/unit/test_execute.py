@@ -46,7 +46,8 @@ def dying_kernel(folder: Path) -> Path:
     spec = folder / "jupyter" / "kernels" / "python3"
     spec.mkdir(parents=True)
     argv = [sys.executable, "-c", code, "-f", "{connection_file}"]
-    (spec / "kernel.json").write_text(json.dumps({"argv": argv, "display_name": "dying", "language": "python"}))
+    spec_json = {"argv": argv, "display_name": "dying", "language": "python"}
+    (spec / "kernel.json").write_text(json.dumps(spec_json))
     return starts
 
 
@@ -61,7 +62,10 @@ def chapter(folder: Path, code: str) -> Path:
 
 
 # What the chapter's kernel says of its own connection, and where it runs.
-TRANSPORT = "import os\nfrom ipykernel.kernelapp import IPKernelApp\nprint(IPKernelApp.instance().transport, os.getcwd())"
+TRANSPORT = (
+    "import os\nfrom ipykernel.kernelapp import IPKernelApp\n"
+    "print(IPKernelApp.instance().transport, os.getcwd())"
+)
 
 
 def test_a_chapter_runs_in_its_folder_over_local_sockets_and_is_cached(tmp_path, capfd):
