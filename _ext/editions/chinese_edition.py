@@ -11,10 +11,12 @@ that cuts a query into words the way the index was cut.
 from __future__ import annotations
 
 import json
+import logging
 import re
 from pathlib import Path
 from typing import Any
 
+import jieba
 from docutils import nodes
 from sphinx.application import Sphinx
 from sphinx.builders.latex.constants import ADDITIONAL_SETTINGS
@@ -114,6 +116,10 @@ class ChineseQueries(SearchChinese):
     """Sphinx's Chinese search, with queries cut into words the way the index was."""
 
     js_splitter_code = Path(__file__).with_name("chinese_search.js").read_text(encoding="utf-8")
+
+    def init(self, options: dict) -> None:
+        jieba.setLogLevel(logging.WARNING)  # jieba cuts the index's words; it need not say it loads
+        super().init(options)
 
 
 def _compact_index(app: Sphinx, exception: Exception | None) -> None:
