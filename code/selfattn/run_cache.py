@@ -12,7 +12,8 @@ keys and values of generation (:mod:`selfattn.kv_cache`) and, in the build, the 
 A run's key is a hash of the model kind, the config, the data's checksum, torch's version and the
 code (not the comments or docstrings) of every module that importing the training loop runs
 (:func:`code_digest`), so a change to any of them trains afresh. The modules that keep and fetch
-runs (``STORAGE``) do not count: they decide where a run is kept, not what it trains to.
+runs, and the one that names the book's runs, do not count (``LEFT_OUT``): they decide where a run
+is kept and which runs there are, not what a run trains to (its own config is in its key).
 Files are written atomically, and a process about to train a run first claims
 its key (:func:`claimed`), so when two processes build at once (the book's
 chapters execute in parallel) one trains and the other waits and loads.
@@ -51,8 +52,8 @@ OLD_OFF_ENV = "SELFATTN_NO_CACHE"  # OFF_ENV's old name, read until the next rel
 PACKAGE = Path(__file__).resolve().parent
 # What a trained model comes out as is decided by the code that importing this module runs.
 TRAINING = "selfattn.training"
-# Where a run is kept and where it is fetched from, which a run's key leaves out.
-STORAGE = ("selfattn.run_cache", "selfattn.published")
+# Where a run is kept and fetched from, and which runs the book names: what a run's key leaves out.
+LEFT_OUT = ("selfattn.run_cache", "selfattn.published", "selfattn.runs")
 # Package data the modules read (their own files are the .py ones).
 DATA_SUFFIXES = (".js", ".css")
 # What reading a run file raises when it is not one: cut short, not a zip, or holding objects
@@ -88,8 +89,8 @@ def imported_modules(names: Iterable[str], package: Path = PACKAGE, skip: Iterab
     while todo:
         name = todo.pop()
         parts = name.split(".")
-        if parts[0] != root or name in skipped:
-            continue
+        if parts[0] != root or any(".".join(parts[:depth]) in skipped for depth in range(2, len(parts) + 1)):
+            continue  # not the package's, or a skipped module (``selfattn.x``) or a name in one
         for depth in range(1, len(parts) + 1):  # the packages above it run first
             folder = package.joinpath(*parts[1:depth])
             path = folder / "__init__.py" if folder.is_dir() else folder.with_suffix(".py")
@@ -163,7 +164,7 @@ def provenance(package: Path = PACKAGE) -> dict[str, str]:
     """What every run's key holds besides its kind and config: the checksum of the texts a run
     may read (tiny Shakespeare's and the Tang poems'), torch's version and the digest of the
     training code."""
-    code = code_digest([TRAINING], package, skip=STORAGE)
+    code = code_digest([TRAINING], package, skip=LEFT_OUT)
     data = hashlib.sha256(f"{TINY_SHAKESPEARE.sha256} {TEXT_SHA256}".encode()).hexdigest()
     return {"data": data, "torch": str(torch.__version__), "code": code}
 

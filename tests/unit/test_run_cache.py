@@ -125,6 +125,16 @@ def test_where_runs_are_kept_and_fetched_from_leaves_the_key(package):
     assert run_cache.run_key("attention", SHORT, package) == before
 
 
+def test_a_new_run_of_the_book_trains_nothing_else_again(package):
+    before = run_cache.run_key("attention", SHORT, package)
+    edit(
+        package / "runs.py",
+        "def book_runs(",
+        "ANOTHER = Run('gpt', TrainConfig(max_iters=10))\n\n\ndef book_runs(",
+    )
+    assert run_cache.run_key("attention", SHORT, package) == before, "each run's config is in its own key"
+
+
 def test_two_processes_wanting_one_run_train_it_once(runs):
     with ThreadPoolExecutor(2) as pool:  # each claim opens the lock file anew, as a process does
         (_, first), (_, second) = pool.map(lambda _: fit("attention", SHORT), range(2))
