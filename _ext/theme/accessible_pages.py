@@ -14,7 +14,8 @@ What the theme and Sphinx's HTML writer leave short of that, fixed where the boo
   - MyST-NB names the summary of a hidden cell "Toggle hidden content", though it shows "Show code
     cell source". The summary is left to be named by its text.
 - Links inside exercise and note boxes fall below AA contrast on the boxes' tint, and the
-  header's row of icons is wider than a phone: ``accessible_pages_static/accessible.css``.
+  header's row of icons is wider than a phone: fixed in the site's general stylesheet,
+  ``_static/book.css``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ from sphinx.config import Config
 
 HERE = Path(__file__).parent
 TEMPLATES = HERE / "accessible_pages_templates"
-STATIC = HERE / "accessible_pages_static"
 BODY_FIXES = {
     'role="doc-biblioentry"': 'role="listitem"',  # docutils' HTML5 writer, on each citation
     '<summary aria-label="Toggle hidden content">': "<summary>",  # MyST-NB, on a hidden cell
@@ -36,8 +36,6 @@ BODY_FIXES = {
 
 def _configure(app: Sphinx, config: Config) -> None:
     config.templates_path = [str(TEMPLATES), *config.templates_path]
-    config.html_static_path = [*config.html_static_path, str(STATIC)]
-    app.add_css_file("accessible.css")
 
 
 def _fix_body(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:

@@ -7,6 +7,7 @@ hands. A path with a placeholder (``book/<chapter>.md``) must match at least one
 from __future__ import annotations
 
 import re
+import subprocess
 
 from bookbuild import ROOT
 
@@ -46,3 +47,14 @@ def test_every_file_a_recipe_names_exists():
 def test_a_moved_file_is_found():
     assert named_paths("edit `book/<chapter>.md`, then `make book`") == ["book/<chapter>.md"]
     assert exists("book/<chapter>.md") and not exists("book/<chapter>.rst")
+
+
+def test_the_style_recipe_names_every_stylesheet_of_the_book():
+    """A stylesheet the recipe leaves out is one a contributor will not find."""
+    recipe = recipes().split("**Change the site's style.**", 1)[1].split("\n\n", 1)[0]
+    listed = subprocess.run(
+        ["git", "ls-files", "*.css"], cwd=ROOT, capture_output=True, check=True, text=True
+    )
+    stylesheets = listed.stdout.split()
+    assert "_static/book.css" in stylesheets
+    assert [sheet for sheet in stylesheets if f"`{sheet}`" not in recipe] == []
