@@ -2,7 +2,8 @@
 
 Each chapter page holds its figures in reading order, loads the figure script from one file, the
 figure's data from the chapter's own model and text, and the cell that made it shown as code a
-live reader can re-run. (That every figure is an image in the PDF is checked by tests/pdf/test_pdf.py.)
+live reader can re-run. (That every figure is an image in the PDF is checked by
+tests/pdf/test_pdf_like_the_site.py.)
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from _ext.editions.translation import say
 from bookbuild import ROOT, built_epub
 from bookbuild.catalogs import CATALOGS, read
 from tests.helpers import HTML
-from tests.pdf.test_pdf import first_heading, toc_chapters, unspaced
+from tests.pdf.reading import first_heading, toc_chapters, unspaced
 
 EPUBCHECK = Path("/usr/share/java/epubcheck.jar")  # Debian's epubcheck, run with java -jar
 SITES = {"en": HTML, "zh_CN": HTML / "zh"}  # the site that carries each edition's EPUB
