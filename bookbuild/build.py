@@ -2,8 +2,8 @@
 
 Three steps, each through its tool's public interface:
 
-1. **Execute** the chapters into the execution cache, one process per core (``bookbuild.execute``,
-   jupyter-cache's executor); chapters already cached are not run again.
+1. **Execute** the chapters into the execution cache, one process per core (``bookbuild.execute``:
+   nbclient, then jupyter-cache's store); chapters already cached are not run again.
 2. **Build** with ``jupyter-book build`` and the options given. ``_config.yml`` reads every
    chapter's outputs from that cache (``execute_notebooks: cache``), so nothing runs here.
    Docutils reads its settings from ``docutils.conf`` (``DOCUTILSCONFIG``, docutils' own way).
