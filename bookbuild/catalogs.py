@@ -32,6 +32,7 @@ number.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
 import sys
@@ -49,6 +50,9 @@ LANGUAGE = "zh_CN"
 TEMPLATES = MESSAGES / "_build" / "gettext" / "book"
 CATALOGS = ROOT / "locale" / LANGUAGE / "LC_MESSAGES" / "book"
 IMAGE_FILE = re.compile(r"^\.\. image:: ")
+# The line of a catalog's header that dates the extraction: a catalog whose messages did not change
+# keeps its own (update).
+EXTRACTED = re.compile(rb'^"POT-Creation-Date: [^"]*\\n"\n', re.M)
 # What to do about an English message the catalogs do not have yet.
 FIX = (
     f"The Chinese edition would show these in English: run `make translations`, translate them in "
@@ -91,10 +95,16 @@ def read(path: Path) -> Catalog:
         return read_po(f)
 
 
+def rendered(catalog: Catalog) -> bytes:
+    """``catalog`` as its ``.po`` file holds it."""
+    po = io.BytesIO()
+    write_po(po, catalog, width=100, omit_header=False, ignore_obsolete=True)
+    return po.getvalue()
+
+
 def write(catalog: Catalog, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as f:
-        write_po(f, catalog, width=100, omit_header=False, ignore_obsolete=True)
+    path.write_bytes(rendered(catalog))
 
 
 def source(location: str, output: Path, root: Path = ROOT) -> str:
@@ -103,8 +113,9 @@ def source(location: str, output: Path, root: Path = ROOT) -> str:
 
 
 def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]:
-    """Merge each chapter's extracted English messages into its catalog; return the catalogs."""
-    written = []
+    """Merge each chapter's extracted English messages into its catalog; return the catalogs that
+    changed. One whose messages are as they were is left as it was, extraction date and all."""
+    changed = []
     for template_path in sorted(templates.glob("*.pot")):
         english = template(template_path)
         for message in english:
@@ -112,9 +123,11 @@ def update(templates: Path = TEMPLATES, catalogs: Path = CATALOGS) -> list[Path]
         path = catalogs / f"{template_path.stem}.po"
         catalog = read(path) if path.is_file() else Catalog(locale=LANGUAGE)
         catalog.update(english, update_header_comment=False)
-        write(catalog, path)
-        written.append(path)
-    return written
+        was = path.read_bytes() if path.is_file() else b""
+        if EXTRACTED.sub(b"", rendered(catalog)) != EXTRACTED.sub(b"", was):
+            write(catalog, path)
+            changed.append(path)
+    return changed
 
 
 def template(template_path: Path, root: Path = ROOT) -> Catalog:
@@ -240,7 +253,7 @@ def main(argv: list[str]) -> int:
     commands.add_parser("current", help="every message of the English as it is now translated")
     args = parser.parse_args(argv)
     if args.command == "update":
-        print(f"{len(update())} catalogs updated in {CATALOGS.relative_to(ROOT)}")
+        print(f"{len(update())} catalogs changed in {CATALOGS.relative_to(ROOT)}")
         update_package_texts()
         print(f"{TRANSLATED_TEXTS.relative_to(ROOT)} updated from the package")
         return 0

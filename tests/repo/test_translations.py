@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 
 import yaml
-from babel.messages.catalog import Message
+from babel.messages.catalog import Catalog, Message
 from markdown_it import MarkdownIt
 
 from bookbuild import ROOT
@@ -26,6 +27,8 @@ from bookbuild.catalogs import (
     read,
     read_package_texts,
     untranslated,
+    update,
+    write,
 )
 
 
@@ -245,3 +248,25 @@ def test_a_term_is_translated_as_terminology_txt_says():
                     if v in message.string
                 ]
     assert not found, "\n".join(found)
+
+
+def test_an_update_that_changes_no_message_leaves_the_catalog_as_it_was(tmp_path):
+    """A template extracted again (a new date) changes no catalog; a new message changes its own."""
+    templates, catalogs = tmp_path / "templates", tmp_path / "catalogs"
+    templates.mkdir()
+
+    def extract(date: str, *messages: str) -> None:
+        english = Catalog(creation_date=datetime.fromisoformat(date))
+        for message in messages:
+            english.add(message)
+        write(english, templates / "chapter.pot")
+
+    extract("2026-12-01T10:00", "A head.")
+    assert update(templates, catalogs) == [catalogs / "chapter.po"]
+    before = (catalogs / "chapter.po").read_bytes()
+    extract("2026-12-07T10:00", "A head.")
+    assert update(templates, catalogs) == []
+    assert (catalogs / "chapter.po").read_bytes() == before
+    extract("2026-12-07T10:00", "A head.", "A wider head.")
+    assert update(templates, catalogs) == [catalogs / "chapter.po"]
+    assert read(catalogs / "chapter.po").get("A wider head.") is not None
