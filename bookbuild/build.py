@@ -124,6 +124,9 @@ def main(argv: Sequence[str]) -> None:
         options += ["--path-output", output, "--config", str(config_for(Path(output), language, pdf))]
     if pdf:  # latexmk's steps, not LaTeX's thousands of lines; its errors if it fails
         os.environ.setdefault("LATEXMKOPTS", "-silent")
+        # jupyter-book runs make in the LaTeX folder without make's jobserver (under make -j2 it
+        # would say so and run one job at a time): it runs one job, and is not told otherwise.
+        os.environ.pop("MAKEFLAGS", None)
     try:
         sphinx([*options, *argv])
     except RuntimeError:
