@@ -22,8 +22,8 @@ def test_the_runs_start_largest_first_and_skip_what_the_cache_has(tmp_path, monk
     assert set(todo) == set(book_runs())
     names = list(todo)
     assert names[0] == "poems" and names[-1] == "bigram", names
-    rung = book_runs()["small-gpt"]
-    (tmp_path / f"{run_key(rung.kind, rung.config)}.pt").write_bytes(b"")
+    run = book_runs()["small-gpt"]
+    (tmp_path / f"{run_key(run.kind, run.config)}.pt").write_bytes(b"")
     assert "small-gpt" not in untrained_runs()
 
 
