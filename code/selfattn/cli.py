@@ -105,7 +105,7 @@ def parse_args(presets: dict[str, Run], argv: list[str] | None, description: str
 
     parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawTextHelpFormatter)
     if len(presets) > 1:
-        lines = "\n".join(f"{name}: {rung.what}" for name, rung in presets.items())
+        lines = "\n".join(f"{name}: {preset.what}" for name, preset in presets.items())
         parser.add_argument("--preset", choices=list(presets), default=next(iter(presets)), help=lines)
     flags = [f for f in fields(TrainConfig) if f.name not in UNREAD[chosen.kind]]
     kinds = get_type_hints(TrainConfig)
